@@ -1,1 +1,25 @@
-"""data package."""
+"""Static game facts (boards, tiles, cats, goals, scenarios) and their validated loader."""
+
+from data.catalog import (
+    BoardDef,
+    Catalog,
+    CatDef,
+    ColorDef,
+    GoalDef,
+    PatternDef,
+    ScenarioDef,
+    ScenarioNeeds,
+    load_catalog,
+)
+
+__all__ = [
+    "BoardDef",
+    "CatDef",
+    "Catalog",
+    "ColorDef",
+    "GoalDef",
+    "PatternDef",
+    "ScenarioDef",
+    "ScenarioNeeds",
+    "load_catalog",
+]

@@ -1,0 +1,197 @@
+"""Pydantic models for the JSON files in this folder, and the one function that reads them.
+
+The engine never reads files: callers load a :class:`Catalog` here and hand it over.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DATA_DIR = Path(__file__).resolve().parent
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ColorDef(_Frozen):
+    id: str
+    symbol: str
+    rgb: tuple[int, int, int]
+
+
+class PatternDef(_Frozen):
+    id: str
+
+
+class PatchDef(_Frozen):
+    color: str
+    pattern: str
+
+
+class BoardDef(_Frozen):
+    """A quilt board: its printed border patches keyed by (row, col)."""
+
+    id: str
+    border: dict[tuple[int, int], PatchDef]
+
+
+class CatDef(_Frozen):
+    id: str
+    points: int
+    dots: int = Field(ge=1, le=3)
+    need: Literal["size", "shape"]
+    min_size: int | None = None
+    shape: tuple[tuple[int, int], ...] | None = None
+    back: str
+
+    @model_validator(mode="after")
+    def _need_matches(self) -> CatDef:
+        if self.need == "size" and not self.min_size:
+            raise ValueError(f"cat {self.id}: a size cat needs min_size")
+        if self.need == "shape" and not self.shape:
+            raise ValueError(f"cat {self.id}: a shape cat needs shape")
+        return self
+
+
+class GoalDef(_Frozen):
+    id: str
+    symbol: str
+    counts: tuple[int, ...]
+    one_way: int
+    both_ways: int
+
+    @model_validator(mode="after")
+    def _six_neighbours(self) -> GoalDef:
+        if sum(self.counts) != 6:
+            raise ValueError(f"goal {self.id}: counts must add up to 6")
+        return self
+
+
+class ScenarioNeeds(_Frozen):
+    goals_met: int = 0
+    goals_both: int = 0
+    rainbow: bool = False
+    cat_tokens: int = 0
+    each_cat: bool = False
+    same_cat: int = 0
+    buttons_one_color: int = 0
+
+
+class ScenarioDef(_Frozen):
+    number: int
+    goals: tuple[str, str, str]
+    cats: tuple[str, str, str]
+    needs: ScenarioNeeds
+    min_score: int
+
+
+class Catalog(_Frozen):
+    """Every fact about the physical game that the rules need."""
+
+    colors: tuple[ColorDef, ...]
+    patterns: tuple[PatternDef, ...]
+    copies: int
+    lower_variance_copies: int
+    goal_spots: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+    boards: dict[str, BoardDef]
+    cats: dict[str, CatDef]
+    beginner_cats: tuple[str, str, str]
+    goals: dict[str, GoalDef]
+    beginner_goals: tuple[str, str, str]
+    scenarios: dict[int, ScenarioDef]
+
+    @property
+    def color_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.colors)
+
+    @property
+    def pattern_ids(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.patterns)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Catalog:
+        colors, patterns = set(self.color_ids), set(self.pattern_ids)
+        if len(colors) != 6 or len(patterns) != 6:
+            raise ValueError("need six distinct colours and six distinct patterns")
+        for board in self.boards.values():
+            if len(board.border) != 24:
+                raise ValueError(f"board {board.id}: 24 border patches expected")
+            for patch in board.border.values():
+                if patch.color not in colors or patch.pattern not in patterns:
+                    raise ValueError(f"board {board.id}: unknown colour or pattern {patch}")
+        for cat_id in (*self.beginner_cats, *(c.back for c in self.cats.values())):
+            if cat_id not in self.cats:
+                raise ValueError(f"unknown cat {cat_id}")
+        for sc in self.scenarios.values():
+            for g in sc.goals:
+                if g not in self.goals:
+                    raise ValueError(f"scenario {sc.number}: unknown goal {g}")
+            for c in sc.cats:
+                if c not in self.cats:
+                    raise ValueError(f"scenario {sc.number}: unknown cat {c}")
+        return self
+
+
+def _cell(key: str) -> tuple[int, int]:
+    r, c = key.split(",")
+    return int(r), int(c)
+
+
+def _read(name: str, base: Path) -> dict[str, object]:
+    with (base / name).open(encoding="utf-8") as f:
+        data: dict[str, object] = json.load(f)
+    return data
+
+
+def parse_catalog(base: Path = DATA_DIR) -> Catalog:
+    """Read and validate the JSON files under ``base`` (uncached)."""
+    tiles = _read("tiles.json", base)
+    boards = _read("boards.json", base)
+    cats = _read("cats.json", base)
+    goals = _read("goals.json", base)
+    scenarios = _read("scenarios.json", base)
+    raw_boards = boards["boards"]
+    assert isinstance(raw_boards, dict)
+    raw_cats = cats["cats"]
+    raw_goals = goals["goals"]
+    raw_scen = scenarios["scenarios"]
+    assert isinstance(raw_cats, list) and isinstance(raw_goals, list)
+    assert isinstance(raw_scen, list)
+    raw_spots = boards["goal_spots"]
+    assert isinstance(raw_spots, list)
+    return Catalog.model_validate(
+        {
+            "colors": tiles["colors"],
+            "patterns": tiles["patterns"],
+            "copies": tiles["copies"],
+            "lower_variance_copies": tiles["lower_variance_copies"],
+            "goal_spots": [_cell(s) for s in raw_spots],
+            "boards": {
+                name: {
+                    "id": name,
+                    "border": {
+                        _cell(k): {"color": v[0], "pattern": v[1]}
+                        for k, v in b["border"].items()
+                    },
+                }
+                for name, b in raw_boards.items()
+            },
+            "cats": {c["id"]: c for c in raw_cats},
+            "beginner_cats": cats["beginner"],
+            "goals": {g["id"]: g for g in raw_goals},
+            "beginner_goals": goals["beginner"],
+            "scenarios": {s["number"]: s for s in raw_scen},
+        }
+    )
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> Catalog:
+    """The game's catalogue, read once per process."""
+    return parse_catalog()

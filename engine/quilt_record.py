@@ -1,0 +1,143 @@
+"""Quilt records (the scorer contract in ``design.md``): read, validate, score, and produce them.
+
+A record names a board, the goals on B3/C4/D2, three cats with two patterns each, and the
+placements in the order they were made; scoring replays the placements so tokens come out
+exactly as they would have in play.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from data import Catalog
+from engine.config import CatRule, GameConfig, GoalRule, Setup
+from engine.errors import BadRecordError
+from engine.hexgrid import CELL_BY_NAME, CELLS, cell_name, cell_of
+from engine.rules import place_tile
+from engine.scoring import breakdown
+from engine.state import GameState, SeatState
+from engine.tiles import EMPTY, GOAL, tile
+
+MAX_COPIES = 3
+
+
+_Tables = tuple[tuple[GoalRule, ...], tuple[int, int, int], dict[str, tuple[int, ...]]]
+_TABLES: dict[int, tuple[Catalog, _Tables]] = {}
+
+
+def _tables(catalog: Catalog) -> _Tables:
+    """Goal rules, goal spots and empty quilts per board, built once per catalogue object."""
+    hit = _TABLES.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    goals = tuple(GoalRule(g.id, tuple(sorted(g.counts, reverse=True)), g.one_way, g.both_ways)
+                  for g in catalog.goals.values())
+    s = [cell_of(r, c) for r, c in catalog.goal_spots]
+    spots = (s[0], s[1], s[2])
+    colors, patterns = catalog.color_ids, catalog.pattern_ids
+    quilts = {}
+    for name, board in catalog.boards.items():
+        q = [EMPTY] * CELLS
+        for (r, c), p in board.border.items():
+            q[cell_of(r, c)] = tile(colors.index(p.color), patterns.index(p.pattern))
+        for cell in spots:
+            q[cell] = GOAL
+        quilts[name] = tuple(q)
+    tables = (goals, spots, quilts)
+    _TABLES[id(catalog)] = (catalog, tables)
+    return tables
+
+
+def _need(cond: bool, message: str) -> None:
+    if not cond:
+        raise BadRecordError(message)
+
+
+def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
+    _need(isinstance(rec, dict), "a quilt record must be a JSON object")
+    for key in ("board", "goals", "cats", "placements"):
+        _need(key in rec, f"missing key {key!r}")
+    _need(rec["board"] in catalog.boards, f"unknown board {rec['board']!r}")
+    goals = rec["goals"]
+    _need(isinstance(goals, list) and len(goals) == 3,
+          "exactly three goals expected (B3, C4, D2)")
+    for g in goals:
+        _need(g in catalog.goals, f"unknown goal {g!r}")
+    _need(len(set(goals)) == 3, "the same goal tile appears twice")
+    cats = rec["cats"]
+    _need(isinstance(cats, list) and len(cats) == 3, "exactly three cats expected")
+    patterns = catalog.pattern_ids
+    rules = []
+    seen_patterns: set[str] = set()
+    for c in cats:
+        _need(isinstance(c, dict) and "cat" in c and "patterns" in c,
+              "each cat needs 'cat' and 'patterns'")
+        _need(c["cat"] in catalog.cats, f"unknown cat {c['cat']!r}")
+        ps = c["patterns"]
+        _need(isinstance(ps, list) and len(ps) == 2 and ps[0] != ps[1],
+              f"cat {c['cat']} needs two different patterns")
+        for p in ps:
+            _need(p in patterns, f"unknown pattern {p!r}")
+            _need(p not in seen_patterns, f"two cats share the pattern {p!r}")
+            seen_patterns.add(p)
+        d = catalog.cats[c["cat"]]
+        rules.append(CatRule(d.id, d.points, d.min_size or 0, tuple(d.shape or ()),
+                             (patterns.index(ps[0]), patterns.index(ps[1]))))
+    _need(len({r.id for r in rules}) == 3, "the same cat appears twice")
+    goal_rules, spots, _ = _tables(catalog)
+    return GameConfig(
+        players=1, setup=Setup.STANDARD, family=False, lower_variance=False, restriction=None,
+        colors=catalog.color_ids, patterns=patterns, cats=(rules[0], rules[1], rules[2]),
+        goals=goal_rules, goal_spots=spots, boards=(rec["board"],), scenario=None,
+        bag_size=MAX_COPIES * 36,
+    )
+
+
+def replay_quilt(catalog: Catalog, rec: dict[str, Any]) -> tuple[GameConfig, SeatState]:
+    """Validate ``rec`` and rebuild the quilt with its tokens; BadRecordError names the problem."""
+    config = _config(catalog, rec)
+    _, _, quilts = _tables(catalog)
+    goals = rec["goals"]
+    seat = SeatState(rec["board"], quilts[rec["board"]], (goals[0], goals[1], goals[2]), (), (),
+                     (), (), (), None, 0, 0)
+    placements = rec["placements"]
+    _need(isinstance(placements, list), "placements must be a list")
+    colors, patterns = config.colors, config.patterns
+    copies: Counter[int] = Counter()
+    for i, p in enumerate(placements, 1):
+        _need(isinstance(p, dict) and {"cell", "color", "pattern"} <= p.keys(),
+              f"placement {i} needs cell, color and pattern")
+        cell = CELL_BY_NAME.get(str(p["cell"]).upper())
+        _need(cell is not None, f"placement {i}: cell {p['cell']!r} is outside A1-E5")
+        assert cell is not None
+        _need(cell not in config.goal_spots, f"placement {i}: {p['cell']} is a goal spot")
+        _need(seat.quilt[cell] == EMPTY, f"placement {i}: {p['cell']} is already filled")
+        _need(p["color"] in colors, f"placement {i}: unknown colour {p['color']!r}")
+        _need(p["pattern"] in patterns, f"placement {i}: unknown pattern {p['pattern']!r}")
+        t = tile(colors.index(p["color"]), patterns.index(p["pattern"]))
+        copies[t] += 1
+        _need(copies[t] <= MAX_COPIES,
+              f"more than {MAX_COPIES} {p['color']} {p['pattern']} tiles")
+        seat, _ = place_tile(config, 0, seat, cell, t, False)
+    return config, seat
+
+
+def score_record(catalog: Catalog, rec: dict[str, Any]) -> dict[str, Any]:
+    """The score breakdown of one quilt record (the scorer contract's output)."""
+    config, seat = replay_quilt(catalog, rec)
+    return breakdown(config, seat)
+
+
+def quilt_record(state: GameState, seat_index: int) -> dict[str, Any]:
+    """The quilt record of one seat of a game, as the scorer reads it."""
+    cfg = state.config
+    seat = state.seats[seat_index]
+    return {
+        "board": seat.board,
+        "goals": list(seat.goals) if seat.goals is not None else [],
+        "cats": [{"cat": c.id, "patterns": [cfg.patterns[p] for p in c.patterns]}
+                 for c in cfg.cats],
+        "placements": [{"cell": cell_name(c), "color": cfg.colors[seat.quilt[c] // 6],
+                        "pattern": cfg.patterns[seat.quilt[c] % 6]} for c in seat.placed],
+    }
