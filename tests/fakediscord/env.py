@@ -1,0 +1,674 @@
+"""The test-facing environment: one fake Discord (state + server) plus the bot client under test.
+
+:class:`DiscordEnv` starts the server on a random loopback port, redirects discord.py to it
+(``discord.http.Route.BASE`` and ``DiscordWebSocket.DEFAULT_GATEWAY``, restored on close), starts
+any ``discord.Client`` subclass built by a test-supplied factory and waits until it is READY with
+its guilds cached, stops/restarts it (a brand-new instance against the same fake state), builds
+the world (users, guilds, channels, permissions), fires gateway events on demand, injects
+failures, and exposes what the bot did with wait helpers.  User actions come from
+:class:`~tests.fakediscord.actors.UserActions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+
+from .actors import ActorError, ChannelRef, UserActions, UserRef
+from .server import FakeDiscordServer, InjectedFailure
+from .state import (
+    DEFAULT_ATTACHMENT_SIZE_LIMIT,
+    JSON,
+    FakeChannel,
+    FakeDiscordState,
+    FakeGuild,
+    FakeInteraction,
+    FakeMember,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    Violation,
+    perm_bits,
+    snowflake_ms,
+)
+
+ClientT = TypeVar("ClientT", bound=discord.Client)
+ClientFactory = Callable[[], ClientT | Awaitable[ClientT]]
+T = TypeVar("T")
+
+
+class _ErrorCollector(logging.Handler):
+    """Collects ERROR records logged by discord.py (unhandled exceptions in commands, views...)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _format_record(record: logging.LogRecord) -> str:
+    text = record.getMessage()
+    if record.exc_info and record.exc_info[1] is not None:
+        exc = record.exc_info[1]
+        text += f": {type(exc).__name__}: {exc}"
+    return f"[{record.name}] {text}"
+
+
+class DiscordEnv(UserActions):
+    """A fake Discord plus the client under test.  See the package docstring for an example."""
+
+    def __init__(
+        self,
+        *,
+        attachment_size_limit: int = DEFAULT_ATTACHMENT_SIZE_LIMIT,
+        interaction_deadline: float = 3.0,
+        token_lifetime: float = 15 * 60.0,
+        id_base_ms: int | None = None,
+        guild_ready_timeout: float = 0.05,
+        populate: bool = True,
+    ) -> None:
+        self.state = FakeDiscordState(
+            id_base_ms=id_base_ms,
+            attachment_size_limit=attachment_size_limit,
+            interaction_deadline=interaction_deadline,
+            token_lifetime=token_lifetime,
+        )
+        self.server = FakeDiscordServer(self.state)
+        self.guild_ready_timeout = guild_ready_timeout
+        self.client: discord.Client | None = None
+        self.clients: list[discord.Client] = []
+        self._client_task: asyncio.Task[None] | None = None
+        self._factory: ClientFactory[Any] | None = None
+        self._errors = _ErrorCollector()
+        self._saved: list[tuple[object, str, object]] = []
+        self._started = False
+        self.state.extra_failure_info = self._failure_info
+        self.guild: FakeGuild
+        self.channel: FakeChannel
+        if populate:
+            self.guild = self.add_guild("Calico Test Guild")
+            self.channel = self.add_text_channel("general")
+            self.add_text_channel("games")
+            for name, locale in (("alice", "en-US"), ("bob", "fr"), ("carol", "de")):
+                self.add_user(name, locale=locale)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the server and point discord.py at it."""
+        await self.server.start()
+        self._patch(discord.http.Route, "BASE", self.server.api_base)
+        self._patch(
+            discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(self.server.gateway_url)
+        )
+        logging.getLogger("discord").addHandler(self._errors)
+        self._started = True
+
+    async def close(self) -> None:
+        """Stop the client, the server, and undo every patch."""
+        try:
+            await self.stop_client()
+        finally:
+            try:
+                await self.server.stop()
+            finally:
+                logging.getLogger("discord").removeHandler(self._errors)
+                while self._saved:
+                    owner, attr, value = self._saved.pop()
+                    setattr(owner, attr, value)
+                self._started = False
+
+    def _patch(self, owner: object, attr: str, value: object) -> None:
+        self._saved.append((owner, attr, getattr(owner, attr)))
+        setattr(owner, attr, value)
+
+    async def __aenter__(self) -> DiscordEnv:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- the client under test -----------------------------------------------------------------
+    async def start_client(
+        self, factory: ClientFactory[ClientT], *, timeout: float = 10.0
+    ) -> ClientT:
+        """Build a client with ``factory()`` (sync or async), log it in against the fake and
+        return once it is READY (``on_ready`` fired, guilds cached)."""
+        if not self._started:
+            raise RuntimeError("DiscordEnv.start() was not called")
+        if self.client is not None:
+            raise RuntimeError(
+                "a client is already running; stop_client() or restart_client() first"
+            )
+        made = factory()
+        client: ClientT = await made if inspect.isawaitable(made) else made
+        if not isinstance(client, discord.Client):
+            raise TypeError(f"factory returned {client!r}, not a discord.Client")
+        # documented client option, set after construction so any factory works
+        client._connection.guild_ready_timeout = self.guild_ready_timeout
+        self._factory = factory
+        self.client = client
+        self.clients.append(client)
+        task = asyncio.create_task(client.start(self.state.token), name="fakediscord-client")
+        self._client_task = task
+
+        def ready() -> bool:
+            return client.is_ready() or task.done()
+
+        try:
+            await self.state.wait_for(ready, timeout=timeout, what="the client to become READY")
+        except TimeoutError:
+            await self.stop_client()
+            raise
+        if task.done():
+            self.client = None
+            self._client_task = None
+            exc = task.exception()
+            raise RuntimeError("the client stopped before becoming READY") from exc
+        return client
+
+    async def stop_client(self, *, timeout: float = 5.0) -> None:
+        """Close the running client (like a process shutdown); the fake keeps all its state."""
+        client, task = self.client, self._client_task
+        self.client = None
+        self._client_task = None
+        if client is None:
+            return
+        if not client.is_closed():
+            await asyncio.wait_for(client.close(), timeout)
+        if task is not None:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+            if not done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            elif not task.cancelled() and task.exception() is not None:
+                raise RuntimeError("the client crashed") from task.exception()
+        await self.state.wait_for(
+            lambda: not self.server.ready_connections,
+            timeout=timeout,
+            what="the gateway session to close",
+        )
+
+    async def restart_client(
+        self, factory: ClientFactory[ClientT] | None = None, *, timeout: float = 10.0
+    ) -> ClientT:
+        """Stop the client and start a brand-new instance (same factory unless given)."""
+        factory = factory or self._factory
+        if factory is None:
+            raise RuntimeError("no client was started before")
+        await self.stop_client()
+        return await self.start_client(factory, timeout=timeout)
+
+    @contextlib.asynccontextmanager
+    async def run_client(
+        self, factory: ClientFactory[ClientT], *, timeout: float = 10.0
+    ) -> AsyncIterator[ClientT]:
+        """``async with env.run_client(MyBot) as bot:`` — READY inside, closed on exit."""
+        client = await self.start_client(factory, timeout=timeout)
+        try:
+            yield client
+        finally:
+            if self.client is client:
+                await self.stop_client()
+
+    def local_command(
+        self, name: str, guild_id: int | None, command_type: int
+    ) -> tuple[JSON, bool] | None:
+        client = self.client
+        if client is None:
+            return None
+        tree = getattr(client._connection, "_command_tree", None)
+        if tree is None:
+            return None
+        ctype = discord.AppCommandType(command_type)
+        scopes: list[discord.Object | None] = [None]
+        if guild_id is not None:
+            scopes.insert(0, discord.Object(guild_id))
+        for scope in scopes:
+            cmd = tree.get_command(name, guild=scope, type=ctype)
+            if cmd is not None:
+                return cmd.to_dict(tree), scope is not None
+        return None
+
+    # -- world building --------------------------------------------------------------------------
+    @property
+    def bot_user(self) -> FakeUser:
+        return self.state.bot_user
+
+    @property
+    def application_id(self) -> int:
+        return self.state.application_id
+
+    @property
+    def token(self) -> str:
+        return self.state.token
+
+    def default_channel(self) -> FakeChannel:
+        if not hasattr(self, "channel"):
+            raise ActorError("no default channel (populate=False): pass channel=...")
+        return self.channel
+
+    def user(self, name: str) -> FakeUser:
+        return self.resolve_user(name)
+
+    def get_channel(self, ref: ChannelRef) -> FakeChannel:
+        return self.resolve_channel(ref)
+
+    def add_user(
+        self,
+        name: str,
+        *,
+        locale: str = "en-US",
+        dms_open: bool = True,
+        guild: FakeGuild | bool | None = True,
+        bot: bool = False,
+    ) -> FakeUser:
+        """A user; joins the default guild unless ``guild=False`` (or the given guild)."""
+        user = self.state.add_user(name, locale=locale, dms_open=dms_open, bot=bot)
+        target = self.guild if guild is True and hasattr(self, "guild") else guild
+        if isinstance(target, FakeGuild):
+            self.state.add_member(target, user)
+        return user
+
+    def add_guild(
+        self, name: str, *, locale: str = "en-US", owner: FakeUser | None = None
+    ) -> FakeGuild:
+        """A guild with @everyone, the bot's managed role, the owner and the bot as members.
+        Add it before starting the client (or it only appears after a restart)."""
+        return self.state.add_guild(name, locale=locale, owner=owner)
+
+    def add_text_channel(
+        self, name: str, *, guild: FakeGuild | None = None, topic: str | None = None
+    ) -> FakeChannel:
+        return self.state.add_text_channel(guild or self.guild, name, topic=topic)
+
+    def add_member(
+        self, user: UserRef, guild: FakeGuild | None = None, *, roles: list[FakeRole] | None = None
+    ) -> FakeMember:
+        return self.state.add_member(
+            guild or self.guild, self.resolve_user(user), roles=roles or []
+        )
+
+    def add_role(
+        self, name: str, permissions: int = 0, *, guild: FakeGuild | None = None
+    ) -> FakeRole:
+        return self.state.add_role(guild or self.guild, name, permissions)
+
+    def set_dms_open(self, user: UserRef, dms_open: bool) -> None:
+        """Closed DMs make the bot's DM sends fail with 403 / 50007."""
+        self.resolve_user(user).dms_open = dms_open
+
+    def set_locale(self, user: UserRef, locale: str) -> None:
+        self.resolve_user(user).locale = locale
+
+    async def set_bot_permissions(
+        self,
+        *,
+        allow: tuple[str, ...] = (),
+        deny: tuple[str, ...] = (),
+        guild: FakeGuild | None = None,
+    ) -> None:
+        """Change the bot's managed role (dispatches GUILD_ROLE_UPDATE)."""
+        g = guild or self.guild
+        assert g.bot_role_id is not None
+        role = g.roles[g.bot_role_id]
+        role.permissions = (role.permissions | perm_bits(*allow)) & ~perm_bits(*deny)
+        if deny:
+            g.everyone.permissions &= ~perm_bits(*deny)
+        await self.server.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(g.id), "role": role.payload()}
+        )
+        if deny:
+            await self.server.dispatch(
+                "GUILD_ROLE_UPDATE", {"guild_id": str(g.id), "role": g.everyone.payload()}
+            )
+
+    async def deny_bot(self, channel: ChannelRef, *permissions: str) -> None:
+        """Channel overwrite denying the bot ``permissions`` (threads: set on the parent).
+        Requests needing them get 403 / 50013; ``app_permissions`` reflects it."""
+        await self._bot_overwrite(channel, deny=perm_bits(*permissions))
+
+    async def allow_bot(self, channel: ChannelRef, *permissions: str) -> None:
+        await self._bot_overwrite(channel, allow=perm_bits(*permissions))
+
+    async def _bot_overwrite(self, ref: ChannelRef, *, allow: int = 0, deny: int = 0) -> None:
+        channel = self.resolve_channel(ref)
+        if channel.is_thread and channel.parent_id is not None:
+            channel = self.state.channels[channel.parent_id]
+        ow = self.state.overwrite_for(channel, self.bot_user.id, 1)
+        ow.allow = (ow.allow | allow) & ~deny
+        ow.deny = (ow.deny | deny) & ~allow
+        await self.server.dispatch("CHANNEL_UPDATE", self.state.channel_payload(channel))
+
+    # -- gateway events on demand --------------------------------------------------------------
+    async def dispatch(self, event: str, data: JSON, *, force: bool = False) -> int:
+        """Send any gateway event (filtered by the client's intents unless ``force``)."""
+        return await self.server.dispatch(event, data, force=force)
+
+    async def create_thread(
+        self, user: UserRef, channel: ChannelRef | None, name: str, *, private: bool = False
+    ) -> FakeChannel:
+        """A user creates a thread (THREAD_CREATE)."""
+        who = self.resolve_user(user)
+        parent = self.resolve_channel(channel)
+        thread = self.state.add_thread(parent, name, owner=who, type=12 if private else 11)
+        data = self.state.thread_payload(thread)
+        data["newly_created"] = True
+        await self.server.dispatch("THREAD_CREATE", data)
+        return thread
+
+    async def update_thread(
+        self,
+        thread: ChannelRef,
+        *,
+        archived: bool | None = None,
+        locked: bool | None = None,
+        name: str | None = None,
+    ) -> None:
+        """Change a thread as a moderator/Discord would (THREAD_UPDATE)."""
+        th = self.resolve_channel(thread)
+        if archived is not None and archived != th.archived:
+            th.archived = archived
+            th.archive_timestamp_ms = snowflake_ms(self.state.next_id())
+        if locked is not None:
+            th.locked = locked
+        if name is not None:
+            th.name = name
+        self.state.notify()
+        await self.server.dispatch("THREAD_UPDATE", self.state.thread_payload(th))
+
+    async def archive_thread(self, thread: ChannelRef, *, locked: bool = False) -> None:
+        await self.update_thread(thread, archived=True, locked=locked or None)
+
+    async def delete_channel(self, channel: ChannelRef) -> None:
+        """Delete a channel or thread (CHANNEL_DELETE / THREAD_DELETE)."""
+        ch = self.resolve_channel(channel)
+        ch.deleted = True
+        self.state.notify()
+        if ch.is_thread:
+            await self.server.dispatch(
+                "THREAD_DELETE",
+                {
+                    "id": str(ch.id),
+                    "guild_id": str(ch.guild_id),
+                    "parent_id": str(ch.parent_id),
+                    "type": ch.type,
+                },
+            )
+        else:
+            await self.server.dispatch("CHANNEL_DELETE", self.state.channel_payload(ch))
+            for thread in self.state.threads_of(ch):
+                thread.deleted = True
+
+    async def remove_bot_from_guild(self, guild: FakeGuild | None = None) -> None:
+        """The bot is kicked (GUILD_DELETE without ``unavailable``)."""
+        g = guild or self.guild
+        g.bot_present = False
+        self.state.notify()
+        await self.server.dispatch("GUILD_DELETE", {"id": str(g.id)})
+
+    async def add_bot_to_guild(self, guild: FakeGuild) -> None:
+        """The bot joins (or re-joins) a guild while running (GUILD_CREATE)."""
+        guild.bot_present = True
+        if self.bot_user.id not in guild.members:
+            roles = [guild.roles[guild.bot_role_id]] if guild.bot_role_id else []
+            self.state.add_member(guild, self.bot_user, roles=roles)
+        self.state.notify()
+        payload = self.state.guild_create_payload(guild)
+        del payload["unavailable"]  # absent for a new join (→ on_guild_join, not guild_available)
+        await self.server.dispatch("GUILD_CREATE", payload)
+
+    async def remove_member(self, user: UserRef, guild: FakeGuild | None = None) -> None:
+        """A member leaves (GUILD_MEMBER_REMOVE; delivered only with the members intent)."""
+        g = guild or self.guild
+        who = self.resolve_user(user)
+        g.members.pop(who.id, None)
+        self.state.notify()
+        await self.server.dispatch(
+            "GUILD_MEMBER_REMOVE", {"guild_id": str(g.id), "user": who.payload()}
+        )
+
+    # -- failures and time -----------------------------------------------------------------------
+    def fail_next(
+        self,
+        status: int,
+        *,
+        method: str | None = None,
+        path: str | None = None,
+        times: int = 1,
+        retry_after: float = 0.05,
+        code: int = 0,
+        message: str = "",
+    ) -> InjectedFailure:
+        """The next ``times`` requests matching ``method`` and the glob ``path`` (relative to
+        ``/api/v10``, e.g. ``"/channels/*/messages"``) get ``status`` instead of being handled.
+        429 answers carry ``Via`` and a JSON ``retry_after`` so discord.py retries them."""
+        return self.server.fail_next(
+            status,
+            method=method,
+            path=path,
+            times=times,
+            retry_after=retry_after,
+            code=code,
+            message=message,
+        )
+
+    def rate_limit_next(
+        self,
+        path: str | None = None,
+        *,
+        method: str | None = None,
+        retry_after: float = 0.05,
+        times: int = 1,
+    ) -> InjectedFailure:
+        return self.fail_next(429, method=method, path=path, retry_after=retry_after, times=times)
+
+    def server_error_next(
+        self,
+        path: str | None = None,
+        *,
+        method: str | None = None,
+        status: int = 500,
+        times: int = 1,
+    ) -> InjectedFailure:
+        """Note: discord.py waits 1 s before retrying a 5xx."""
+        return self.fail_next(status, method=method, path=path, times=times)
+
+    @property
+    def interaction_deadline(self) -> float:
+        return self.state.interaction_deadline
+
+    @interaction_deadline.setter
+    def interaction_deadline(self, seconds: float) -> None:
+        self.state.interaction_deadline = seconds
+
+    @property
+    def token_lifetime(self) -> float:
+        return self.state.token_lifetime
+
+    @token_lifetime.setter
+    def token_lifetime(self, seconds: float) -> None:
+        self.state.token_lifetime = seconds
+
+    @property
+    def attachment_size_limit(self) -> int:
+        return self.state.attachment_size_limit
+
+    @attachment_size_limit.setter
+    def attachment_size_limit(self, size: int) -> None:
+        self.state.attachment_size_limit = size
+
+    def advance_time(self, seconds: float) -> None:
+        """Move the fake's clock (interaction deadlines, token expiry) and future ids forward."""
+        self.state.advance_time(seconds)
+
+    # -- reading what happened -------------------------------------------------------------------
+    @property
+    def violations(self) -> list[Violation]:
+        return self.state.violations
+
+    @property
+    def errors(self) -> list[Any]:
+        return self.state.errors
+
+    @property
+    def requests(self) -> list[Any]:
+        return self.state.requests
+
+    @property
+    def command_syncs(self) -> list[Any]:
+        return self.state.command_syncs
+
+    @property
+    def interactions(self) -> list[FakeInteraction]:
+        return list(self.state.interactions.values())
+
+    @property
+    def client_errors(self) -> list[logging.LogRecord]:
+        return self._errors.records
+
+    def requests_to(self, method: str, path_glob: str) -> list[Any]:
+        import fnmatch
+
+        return [
+            r
+            for r in self.state.requests
+            if r.method == method and fnmatch.fnmatchcase(r.path, path_glob)
+        ]
+
+    def messages(
+        self, channel: ChannelRef | None = None, *, include_ephemeral: bool = False
+    ) -> list[FakeMessage]:
+        """Live (not deleted) messages of a channel/thread/DM, oldest first."""
+        return self.state.channel_messages(
+            self.resolve_channel(channel), include_ephemeral=include_ephemeral
+        )
+
+    def dm_messages(self, user: UserRef) -> list[FakeMessage]:
+        who = self.resolve_user(user)
+        channel_id = self.state.dm_channel_ids.get(who.id)
+        return (
+            []
+            if channel_id is None
+            else self.state.channel_messages(self.state.channels[channel_id])
+        )
+
+    def last_message(self, channel: ChannelRef | None = None) -> FakeMessage | None:
+        msgs = self.messages(channel)
+        return msgs[-1] if msgs else None
+
+    def get_message(self, message_id: int) -> FakeMessage:
+        return self.state.messages[message_id]
+
+    def threads(self, channel: ChannelRef | None = None) -> list[FakeChannel]:
+        return self.state.threads_of(self.resolve_channel(channel))
+
+    @property
+    def deleted_messages(self) -> list[FakeMessage]:
+        return self.state.deleted_messages
+
+    def sync_count(self, guild: FakeGuild | bool | None = None) -> int:
+        """Number of ``tree.sync()`` calls: global (``None``), for a guild, or all (``True``)."""
+        if guild is True:
+            return len(self.state.command_syncs)
+        gid = guild.id if isinstance(guild, FakeGuild) else None
+        return sum(1 for s in self.state.command_syncs if s.guild_id == gid)
+
+    async def wait_for(
+        self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = "condition"
+    ) -> T:
+        """Wait until ``predicate()`` returns something truthy and return it."""
+        return await self.state.wait_for(predicate, timeout=timeout, what=what)
+
+    async def wait_for_message(
+        self,
+        channel: ChannelRef | None = None,
+        predicate: Callable[[FakeMessage], Any] | None = None,
+        *,
+        timeout: float = 5.0,
+        after: FakeMessage | None = None,
+    ) -> FakeMessage:
+        """First (non-ephemeral) message in ``channel`` matching ``predicate``."""
+        chan = self.resolve_channel(channel)
+
+        def find() -> FakeMessage | None:
+            for msg in self.state.channel_messages(chan):
+                if after is not None and msg.id <= after.id:
+                    continue
+                if predicate is None or predicate(msg):
+                    return msg
+            return None
+
+        return await self.wait_for(find, timeout=timeout, what=f"a message in {chan!r}")
+
+    async def wait_for_dm(
+        self,
+        user: UserRef,
+        predicate: Callable[[FakeMessage], Any] | None = None,
+        *,
+        timeout: float = 5.0,
+    ) -> FakeMessage:
+        who = self.resolve_user(user)
+
+        def find() -> FakeMessage | None:
+            for msg in self.dm_messages(who):
+                if predicate is None or predicate(msg):
+                    return msg
+            return None
+
+        return await self.wait_for(find, timeout=timeout, what=f"a DM to {who!r}")
+
+    async def wait_idle(self, quiet: float = 0.05, timeout: float = 5.0) -> None:
+        """Wait until no REST request arrived for ``quiet`` seconds."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while loop.time() < end:
+            count = len(self.state.requests)
+            await asyncio.sleep(quiet)
+            if len(self.state.requests) == count:
+                return
+        raise TimeoutError("the bot kept making requests")
+
+    # -- violations ------------------------------------------------------------------------------
+    def pop_violations(self, kind: str | None = None) -> list[Violation]:
+        """Remove and return violations (of one kind), e.g. after asserting an expected one."""
+        taken = [v for v in self.state.violations if kind is None or v.kind == kind]
+        self.state.violations[:] = [v for v in self.state.violations if v not in taken]
+        return taken
+
+    def pop_client_errors(self) -> list[logging.LogRecord]:
+        taken = list(self._errors.records)
+        self._errors.records.clear()
+        return taken
+
+    def assert_no_violations(self) -> None:
+        if self.state.violations:
+            raise AssertionError(
+                "Discord API violations:\n" + "\n".join(f"  {v}" for v in self.state.violations)
+            )
+
+    def problems(self, *, violations: bool = True, client_errors: bool = True) -> list[str]:
+        out: list[str] = []
+        if violations:
+            out += [f"violation: {v}" for v in self.state.violations]
+        if client_errors:
+            out += [f"client error: {_format_record(r)}" for r in self._errors.records]
+        return out
+
+    def _failure_info(self) -> str:
+        lines = [f"\n  violation: {v}" for v in self.state.violations[-5:]]
+        lines += [f"\n  client error: {_format_record(r)}" for r in self._errors.records[-5:]]
+        lines += [f"\n  error answer: {e}" for e in self.state.errors[-5:]]
+        return "".join(lines)
