@@ -1,0 +1,111 @@
+"""Rendering speed and PNG sizes: quilt, turn, table, score sheet and draft, from seeded games.
+
+Run: .venv/bin/python benchmarks/bench_render.py [--repeat N]
+Budgets (design): quilt <= 15 ms median, table <= 60 ms, every PNG <= 300 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.config import GameOptions
+from engine.views import private_view, public_view
+from render import (
+    render_draft,
+    render_quilt,
+    render_scoresheet,
+    render_table,
+    render_turn,
+)
+from render.samples import best_preview, play_until
+
+BUDGET_MS = {"quilt": 15.0, "table": 60.0}
+BUDGET_BYTES = 300 * 1024
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ""
+    if hasattr(os, "getloadavg"):
+        one, five, fifteen = os.getloadavg()
+        load = f" | load average {one:.2f} {five:.2f} {fifteen:.2f}"
+    return (f"{platform.system()} {platform.release()} | {cpu} | {os.cpu_count()} CPUs | "
+            f"Python {platform.python_version()} | Pillow {__import__('PIL').__version__}{load}")
+
+
+def measure(fn: Callable[[], bytes], repeat: int) -> tuple[float, float, float, int]:
+    """Median wall ms, median CPU ms of this thread, worst wall ms, PNG bytes.
+
+    The CPU time is what the render itself costs; the wall time also counts waiting for other
+    processes. On a busy machine (see the load average printed) both grow: the cores are
+    shared, so read the figures with the load beside them.
+    """
+    data = fn()  # warm the sprite caches, as a running bot has them
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.thread_time()
+        data = fn()
+        cpu.append((time.thread_time() - c) * 1000)
+        wall.append((time.perf_counter() - t) * 1000)
+    return statistics.median(wall), statistics.median(cpu), max(wall), len(data)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=100)
+    args = parser.parse_args()
+    print(machine())
+
+    two = GameOptions(players=2)
+    mid = play_until(two, 11, 2 + 25)
+    end = play_until(two, 11, None)
+    four = play_until(GameOptions(players=4), 5, 4 + 60)
+    four_end = play_until(GameOptions(players=4), 5, None)
+    start = play_until(two, 11, 0)
+    seat = mid.current_seat
+    assert seat is not None
+    prev, legal, source = best_preview(mid)
+    names = ["Marguerite", "Zbigniew", "Amélie", "Tomasz"]
+    pub_end = public_view(end)
+    cases: list[tuple[str, Callable[[], bytes]]] = [
+        ("quilt", lambda: render_quilt(pub_end.seats[0], end.config, name="Marguerite",
+                                       highlight=pub_end.seats[0].placed[-1])),
+        ("quilt+preview", lambda: render_quilt(public_view(mid).seats[seat], mid.config,
+                                               preview=prev, legal=legal)),
+        ("turn", lambda: render_turn(private_view(mid, seat), name="Marguerite", preview=prev,
+                                     legal=legal, selected=source)),
+        ("table", lambda: render_table(public_view(four), names)),
+        ("scoresheet", lambda: render_scoresheet(public_view(four_end), names)),
+        ("draft", lambda: render_draft(private_view(start, 0).goal_offer, start.config,
+                                       seat=public_view(start).seats[0])),
+    ]
+    print(f"{'image':<15}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}{'PNG KB':>8}  budget (median)")
+    for name, fn in cases:
+        med, cpu, worst, size = measure(fn, args.repeat)
+        budget = BUDGET_MS.get(name)
+        verdict = []
+        if budget is not None:
+            verdict.append(f"{'ok' if med <= budget else 'OVER'} ({budget:.0f} ms)")
+        verdict.append("ok" if size <= BUDGET_BYTES else "OVER 300 KB")
+        print(f"{name:<15}{med:>10.2f}{cpu:>8.2f}{worst:>8.2f}{size / 1024:>8.1f}  "
+              f"{', '.join(verdict)}")
+
+
+if __name__ == "__main__":
+    main()

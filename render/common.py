@@ -1,0 +1,144 @@
+"""Small drawing helpers shared by every image: pasting sprites, text, panels, badges, chips."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+from PIL.ImageFont import FreeTypeFont
+
+from render import sprites, theme
+from render.theme import RGB
+
+
+def paste_at(img: Image.Image, sprite: Image.Image, at: tuple[float, float]) -> None:
+    """Paste ``sprite`` centred on ``at`` (through its alpha when it has one)."""
+    x = round(at[0] - sprite.width / 2)
+    y = round(at[1] - sprite.height / 2)
+    img.paste(sprite, (x, y), sprite if sprite.mode == "RGBA" else None)
+
+
+def fit(text: str, f: FreeTypeFont, max_w: float) -> str:
+    """``text`` cut with an ellipsis so it fits ``max_w`` px in font ``f``."""
+    if f.getlength(text) <= max_w:
+        return text
+    while text and f.getlength(text + "…") > max_w:
+        text = text[:-1]
+    return text + "…"
+
+
+def fit_font(text: str, max_w: float, size: int, weight: int, min_size: int = 8) -> FreeTypeFont:
+    """The largest font up to ``size`` in which ``text`` fits ``max_w`` (or the smallest)."""
+    while size > min_size:
+        f = theme.font(size, weight)
+        if f.getlength(text) <= max_w:
+            return f
+        size -= 1
+    return theme.font(min_size, weight)
+
+
+def panel(img: Image.Image, box: tuple[float, float, float, float], *, fill: RGB = theme.PANEL,
+          edge: RGB = theme.INK_FAINT, radius: float = 14, stitch: bool = True) -> None:
+    """A soft fabric card with a drop shadow and, optionally, a running stitch inside its edge."""
+    x0, y0, x1, y1 = box
+    card = panel_sprite(round(x1 - x0), round(y1 - y0), fill, edge, round(radius), stitch)
+    img.paste(card, (round(x0), round(y0)), card)
+
+
+@lru_cache(maxsize=64)
+def panel_sprite(w: int, h: int, fill: RGB, edge: RGB, radius: int, stitch: bool) -> Image.Image:
+    k = 2
+    big = Image.new("RGBA", ((w + 8) * k, (h + 8) * k), (0, 0, 0, 0))
+    d = ImageDraw.Draw(big)
+    d.rounded_rectangle((0, 3 * k, w * k, (h + 3) * k), radius * k, fill=(70, 45, 25, 38))
+    d.rounded_rectangle((0, 0, w * k, h * k), radius * k, fill=fill)
+    if stitch:
+        inset = 6 * k
+        r = max(0, radius * k - inset)
+        stitch_rect(d, (inset, inset, w * k - inset, h * k - inset), r, 9 * k, 6 * k, edge,
+                    2 * k)
+    return big.reduce(k)
+
+
+def dashed(d: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float],
+           dash: float, gap: float, fill: RGB, width: int) -> None:
+    """A running stitch from ``a`` to ``b``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = (dx * dx + dy * dy) ** 0.5
+    if length == 0:
+        return
+    ux, uy = dx / length, dy / length
+    pos = 0.0
+    while pos < length:
+        e = min(length, pos + dash)
+        d.line([(a[0] + ux * pos, a[1] + uy * pos), (a[0] + ux * e, a[1] + uy * e)],
+               fill=fill, width=width)
+        pos += dash + gap
+
+
+def stitch_rect(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], corner: float,
+                dash: float, gap: float, fill: RGB, width: int) -> None:
+    """Running stitches along the straight sides of a rounded rectangle."""
+    x0, y0, x1, y1 = box
+    r = corner
+    for a, b in (((x0 + r, y0), (x1 - r, y0)), ((x0 + r, y1), (x1 - r, y1)),
+                 ((x0, y0 + r), (x0, y1 - r)), ((x1, y0 + r), (x1, y1 - r))):
+        dashed(d, a, b, dash, gap, fill, width)
+
+
+def badge(img: Image.Image, at: tuple[float, float], text: str, r: float, *,
+          fill: RGB = theme.INK, ink: RGB = theme.SEAM) -> None:
+    """A round numbered badge (the numbers match the bot's buttons)."""
+    d = ImageDraw.Draw(img)
+    x, y = at
+    d.ellipse((x - r - 2, y - r - 2, x + r + 2, y + r + 2), fill=theme.SEAM)
+    d.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+    f = theme.font(max(8, round(r * 1.25)), theme.BLACK)
+    d.text((x, y + r * 0.04), text, font=f, fill=ink, anchor="mm")
+
+
+def score_chips(img: Image.Image, right: float, cy: float, r: float,
+                score: Mapping[str, object]) -> float:
+    """Draw ``[cat] n  [button] n  (total)`` ending at ``right``; return where it starts."""
+    d = ImageDraw.Draw(img)
+    total = _int(score.get("total"))
+    cats = _int(score.get("cat_tokens"))
+    buttons = _int(score.get("button_tokens"))
+    f = theme.font(max(9, round(r * 1.3)), theme.BLACK)
+    fs = theme.font(max(9, round(r * 1.15)), theme.BOLD)
+    tw = f.getlength(str(total))
+    x1 = right
+    x0 = x1 - max(tw + r * 1.4, r * 2.1)
+    d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05, fill=theme.INK)
+    d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
+    x = x0 - r * 0.6
+    tok = max(4, round(r * 0.8))
+    for sprite, n in ((sprites.button_token(5, tok), buttons), (sprites.cat_token(0, tok), cats)):
+        text = str(n)
+        d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
+        x -= fs.getlength(text) + r * 0.3 + tok
+        paste_at(img, sprite, (x, cy))
+        x -= tok + r * 0.7
+    return x
+
+
+def _int(v: object) -> int:
+    try:
+        return int(str(v))
+    except ValueError:
+        return 0
+
+
+def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
+         weight: int = theme.BOLD, fill: RGB = theme.INK, anchor: str = "la",
+         max_w: float | None = None) -> float:
+    """Draw ``s``. With ``max_w``, shrink it (to three quarters of ``size`` at most, so it
+    stays readable) and then cut it with an ellipsis. Returns its width."""
+    if max_w is None:
+        f = theme.font(size, weight)
+    else:
+        f = fit_font(s, max_w, size, weight, min_size=max(8, round(size * 0.75)))
+        s = fit(s, f, max_w)
+    ImageDraw.Draw(img).text(at, s, font=f, fill=fill, anchor=anchor)
+    return f.getlength(s)

@@ -1,0 +1,177 @@
+"""The public table: cats with their patterns and needs, the market, whose turn, every quilt."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from engine.config import CatRule, GameConfig
+from engine.state import TURNS_PER_PLAYER, Phase
+from engine.views import PublicView
+from render import sprites, theme
+from render.common import fit_font, panel, paste_at, text
+from render.geometry import quilt_layout
+from render.quilt import draw_quilt
+from render.strip import draw_strip
+
+TABLE_WIDTH = 800
+MARGIN = 16
+GAP = 12
+
+
+def player_name(names: Sequence[str], seat: int) -> str:
+    """The display name of ``seat``, or ``P1``, ``P2``... when the caller gave none."""
+    if 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return f"P{seat + 1}"
+
+
+# --------------------------------------------------------------------------- cats
+
+
+CARD_H = 156
+
+
+@lru_cache(maxsize=64)
+def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
+    """One cat's card: face, name, points, what it needs and the two patterns it likes."""
+    img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))
+    panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
+    tok = 19
+    paste_at(img, sprites.cat_token(index, tok), (16 + tok, 23 + tok))
+    # Points in a dark pill at the top right, like the score chips.
+    f_pts = theme.font(27, theme.BLACK)
+    pts = str(cat.points)
+    pw = max(f_pts.getlength(pts) + 22, 40)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
+    d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+    name = cat.id.capitalize()
+    name_x = 16 + 2 * tok + 8
+    text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm",
+         max_w=width - 14 - pw - 8 - name_x)
+    # What it needs, on the left; its two patterns, on the right.
+    need_cx, need_cy = width * 0.27, 108
+    if cat.shape:
+        xs = [q + r / 2 for q, r in cat.shape]
+        units = (max(xs) - min(xs) + 1) * math.sqrt(3)
+        cell_r = max(6, min(16, int(width * 0.44 / units)))
+        paste_at(img, sprites.shape_sprite(tuple(cat.shape), cell_r), (need_cx, need_cy))
+    else:
+        hexr = 36
+        paste_at(img, _size_hex(hexr), (need_cx, need_cy))
+        f = theme.font(30, theme.BLACK)
+        d.text((need_cx, need_cy + 1), f"{cat.min_size}+", font=f, fill=theme.INK, anchor="mm")
+    pr = 30
+    for k, p in enumerate(cat.patterns):
+        x = width * 0.62 + k * (pr * 1.85)
+        paste_at(img, sprites.pattern_sprite(p, pr), (x, need_cy))
+    return img
+
+
+@lru_cache(maxsize=8)
+def _size_hex(radius: int) -> Image.Image:
+    size = sprites.sprite_size(radius)
+    pen = sprites.Pen(size, radius, (0, 0, 0, 0), mode="RGBA")
+    pen.poly(sprites.hex_points(0.95), fill=theme.LEGAL_FILL, outline=theme.INK_SOFT, width=0.05)
+    return pen.image()
+
+
+def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
+    card_w = (width - 2 * MARGIN - 2 * GAP) // 3
+    for i, cat in enumerate(config.cats):
+        card = cat_card(cat, i, card_w)
+        x = MARGIN + i * (card_w + GAP)
+        img.paste(card, (x, round(top)), card)
+    return top + CARD_H
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _quilt_radius(players: int, width: int) -> int:
+    per_row = 1 if players == 1 else 2
+    avail = (width - 2 * MARGIN - (per_row - 1) * GAP) / per_row
+    if players == 1:
+        avail *= 0.8
+    # A layout's width is 7.5 hex widths plus two margins of 0.32 radius.
+    return max(12, math.floor(avail / (7.5 * math.sqrt(3) + 0.64)))
+
+
+def draw_table(
+    view: PublicView,
+    names: Sequence[str],
+    *,
+    labels: Mapping[str, str] | None = None,
+    highlight_last: bool = True,
+    width: int = TABLE_WIDTH,
+) -> Image.Image:
+    """The table everyone sees in the game's thread."""
+    cfg = view.config
+    n = len(view.seats)
+    radius = _quilt_radius(n, width)
+    lay = quilt_layout(radius)
+    qw, qh = lay.size
+    per_row = 1 if n == 1 else 2
+    rows = math.ceil(n / per_row)
+    head_h = 56
+    strip = draw_strip((), view.market, width=width, bag_count=view.bag_count, labels=labels,
+                       background=theme.BACKGROUND)
+    height = (head_h + CARD_H + GAP + strip.height + GAP + rows * (qh + GAP) + MARGIN)
+    img = Image.new("RGB", (width, height), theme.BACKGROUND)
+
+    _draw_turn_bar(img, view, names, labels, head_h)
+    y = float(head_h)
+    y = draw_cats(img, cfg, y, width) + GAP
+    img.paste(strip, (0, round(y)))
+    y += strip.height + GAP
+
+    for i, seat in enumerate(view.seats):
+        row, col = divmod(i, per_row)
+        in_row = min(per_row, n - row * per_row)
+        row_w = in_row * qw + (in_row - 1) * GAP
+        x = (width - row_w) / 2 + col * (qw + GAP)
+        qy = y + row * (qh + GAP)
+        current = view.current_seat == i
+        if current:
+            d = ImageDraw.Draw(img)
+            d.rounded_rectangle((x - 5, qy - 5, x + qw + 5, qy + qh + 5), radius=radius * 0.6,
+                                outline=theme.ACCENT, width=4)
+        last = seat.placed[-1] if highlight_last and seat.placed else None
+        q = draw_quilt(seat, cfg, highlight=last, name=player_name(names, i), radius=radius,
+                       hints=False)
+        img.paste(q, (round(x), round(qy)))
+    return img
+
+
+def _draw_turn_bar(img: Image.Image, view: PublicView, names: Sequence[str],
+                   labels: Mapping[str, str] | None, h: int) -> None:
+    cy = h * 0.55
+    x = float(MARGIN)
+    if view.phase is Phase.PLAY and view.current_seat is not None:
+        seat = view.seats[view.current_seat]
+        lbl = theme.label(labels, "to_play")
+        x += text(img, (x, cy), lbl, 24, weight=theme.BOLD, fill=theme.INK_SOFT, anchor="lm",
+                  max_w=TABLE_WIDTH * 0.35)
+        x += 12
+        paste_at(img, _arrow(14), (x + 10, cy))
+        x += 30
+        text(img, (x, cy), player_name(names, view.current_seat), 30, weight=theme.BLACK,
+             anchor="lm", max_w=img.width - x - 170)
+        # Which of their 22 tiles this turn places: a small hex and "n/22".
+        turn = f"{min(len(seat.placed) + 1, TURNS_PER_PLAYER)}/{TURNS_PER_PLAYER}"
+        f = fit_font(turn, 120, 26, theme.BLACK)
+        right = img.width - MARGIN
+        tw = f.getlength(turn)
+        ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
+        paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))
+
+
+@lru_cache(maxsize=4)
+def _arrow(r: int) -> Image.Image:
+    pen = sprites.Pen(2 * r + 4, r, (0, 0, 0, 0), mode="RGBA")
+    pen.poly([(-0.9, -0.8), (0.9, 0.0), (-0.9, 0.8), (-0.45, 0.0)], fill=theme.ACCENT)
+    return pen.image()

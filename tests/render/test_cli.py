@@ -1,0 +1,55 @@
+"""``python -m render quilt FILE OUT.png`` and ``python -m render gallery DIR``."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.quilt_record import quilt_record
+from engine.state import GameState
+from render import quilt_layout
+from render.__main__ import main
+
+from .helpers import decode
+
+
+def test_quilt_record_to_png(two_end: GameState, tmp_path: Path) -> None:
+    rec = quilt_record(two_end, 1)
+    src = tmp_path / "rec.json"
+    src.write_text(json.dumps(rec), encoding="utf-8")
+    out = tmp_path / "out.png"
+    assert main(["quilt", str(src), str(out)]) == 0
+    img = decode(out.read_bytes())
+    assert img.size == quilt_layout().size
+
+
+def test_quilt_record_from_stdin(two_end: GameState, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = quilt_record(two_end, 0)
+    rec["placements"] = rec["placements"][:7]  # a quilt still in progress is fine too
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(rec)))
+    out = tmp_path / "out.png"
+    assert main(["quilt", "-", str(out)]) == 0
+    assert decode(out.read_bytes()).size == quilt_layout().size
+
+
+def test_bad_record_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "bad.json"
+    src.write_text(json.dumps({"board": "nowhere", "goals": [], "cats": [], "placements": []}))
+    assert main(["quilt", str(src), str(tmp_path / "x.png")]) == 2
+    assert "board" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_gallery_writes_images(tmp_path: Path) -> None:
+    assert main(["gallery", str(tmp_path)]) == 0
+    files = sorted(tmp_path.glob("*.png"))
+    names = {f.stem for f in files}
+    assert {"draft", "turn", "table_2p", "quilt_final", "scoresheet_2p"} <= names
+    for f in files:
+        assert len(f.read_bytes()) <= 300 * 1024
+        assert decode(f.read_bytes()).width >= 600

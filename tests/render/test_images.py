@@ -1,0 +1,215 @@
+"""Turn image, hand and market strip, table, score sheet and goal draft; labels; threads."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from PIL import ImageChops
+
+import render
+from engine.state import GameState
+from engine.views import PublicView, private_view, public_view
+from render import (
+    draw_turn,
+    quilt_layout,
+    render_draft,
+    render_hand_market,
+    render_quilt,
+    render_scoresheet,
+    render_strip,
+    render_table,
+    render_turn,
+    strip_offset,
+)
+from render.quilt import draw_quilt
+from render.samples import best_preview
+from render.scoresheet import draw_scoresheet
+from render.strip import draw_strip
+from render.theme import DEFAULT_LABELS, label
+
+from .helpers import decode, diff_bbox, mean_abs_diff
+
+LIMIT = 300 * 1024
+
+
+def test_turn_image_is_quilt_over_strip(two_mid: GameState) -> None:
+    seat = two_mid.current_seat
+    assert seat is not None
+    view = private_view(two_mid, seat)
+    prev, legal, source = best_preview(two_mid)
+    data = render_turn(view, name="Ann", preview=prev, legal=legal, selected=source)
+    assert len(data) <= LIMIT
+    img = decode(data)
+    qw, qh = quilt_layout().size
+    assert img.width == qw and img.height > qh
+    assert strip_offset() == qh
+    quilt = draw_quilt(view.public.seats[seat], view.public.config, preview=prev, legal=legal,
+                       name="Ann")
+    # The quilt part is the quilt image (up to palette rounding), so cell_center holds.
+    assert mean_abs_diff(img.crop((0, 0, qw, qh)), quilt) < 2.0
+    raw = draw_turn(view, name="Ann", preview=prev, legal=legal, selected=source)
+    assert raw.crop((0, 0, qw, qh)).tobytes() == quilt.tobytes()
+
+
+def test_strip_numbers_hand_and_market(two_mid: GameState) -> None:
+    seat = two_mid.current_seat
+    assert seat is not None
+    view = private_view(two_mid, seat)
+    assert len(view.hand) == 2
+    img = decode(render_hand_market(view))
+    assert img.height < 200
+    both = draw_strip(view.hand, view.public.market)
+    market_only = draw_strip((), view.public.market)
+    assert market_only.width < both.width
+    # Selecting a hand tile rings it.
+    sel = draw_strip(view.hand, view.public.market, selected=0)
+    assert diff_bbox(both, sel) is not None
+    # An empty market slot (bag ran out) still draws.
+    market = (view.public.market[0], None, view.public.market[2])
+    assert decode(render_strip(view.hand, market, bag_count=0)).width > 0
+
+
+def test_table_for_every_player_count(two_mid: GameState, four_mid: GameState,
+                                      family_mid: GameState) -> None:
+    heights = {}
+    for state in (two_mid, family_mid, four_mid):
+        view = public_view(state)
+        names = [f"Player {i}" for i in range(len(view.seats))]
+        data = render_table(view, names)
+        assert len(data) <= LIMIT
+        img = decode(data)
+        assert img.width == 800
+        heights[len(view.seats)] = img.height
+    assert heights[2] < heights[3] <= heights[4]
+
+
+def test_table_marks_whose_turn(four_mid: GameState) -> None:
+    view = public_view(four_mid)
+    names = ["Ann", "Bob", "Cyd", "Dee"]
+    a = decode(render_table(view, names))
+    nxt = (view.current_seat or 0) + 1
+    other = dataclasses.replace(view, current_seat=nxt % 4)
+    b = decode(render_table(other, names))
+    assert diff_bbox(a, b) is not None
+    # Missing names fall back to P1, P2...
+    assert decode(render_table(view, [])).size == a.size
+
+
+def _tied(view: PublicView, cats: tuple[int, int], buttons: tuple[int, int]) -> PublicView:
+    seats = []
+    for seat, c, b in zip(view.seats, cats, buttons, strict=True):
+        score = dict(seat.score)
+        score.update(total=50, cat_tokens=c, button_tokens=b)
+        seats.append(dataclasses.replace(seat, score=score))
+    return dataclasses.replace(view, seats=tuple(seats))
+
+
+def test_scoresheet_winner_and_tiebreak(two_end: GameState) -> None:
+    view = public_view(two_end)
+    names = ["Ann", "Bob"]
+    plain = draw_scoresheet(view, names)
+    assert len(render_scoresheet(view, names)) <= LIMIT
+    by_cats = draw_scoresheet(_tied(view, (2, 1), (0, 0)), names)
+    by_buttons = draw_scoresheet(_tied(view, (1, 1), (3, 2)), names)
+    shared = draw_scoresheet(_tied(view, (1, 1), (2, 2)), names)
+    # A tie-break adds its explanation under the table.
+    assert by_cats.height > plain.height
+    assert by_cats.height == by_buttons.height == shared.height
+    foot = (0, by_cats.height - 60, by_cats.width, by_cats.height)
+    assert diff_bbox(by_cats.crop(foot), by_buttons.crop(foot)) is not None
+    assert diff_bbox(by_buttons.crop(foot), shared.crop(foot)) is not None
+    # A shared victory marks both players Master Quilter: the second row changes too.
+    assert diff_bbox(by_cats, shared) is not None
+
+
+def test_draft_shows_the_offer(draft_start: GameState) -> None:
+    view = private_view(draft_start, 0)
+    assert len(view.goal_offer) == 4
+    data = render_draft(view.goal_offer, draft_start.config, seat=view.public.seats[0])
+    assert len(data) <= LIMIT
+    img = decode(data)
+    assert img.width == 800
+    alone = decode(render_draft(view.goal_offer, draft_start.config))
+    assert alone.height < img.height
+    three = decode(render_draft(view.goal_offer[:3], draft_start.config))
+    assert three.size == alone.size
+
+
+def test_labels_translate_words_and_fall_back(two_mid: GameState) -> None:
+    seat = two_mid.current_seat
+    assert seat is not None
+    view = private_view(two_mid, seat)
+    english = decode(render_turn(view))
+    polish = decode(render_turn(view, labels={"hand": "Ręka", "market": "Targ"}))
+    assert english.size == polish.size
+    assert diff_bbox(english, polish) is not None
+    partial = decode(render_turn(view, labels={"unknown": "x"}))
+    assert ImageChops.difference(english, partial).getbbox() is None
+    assert label(None, "master_quilter") == DEFAULT_LABELS["master_quilter"]
+    assert label({"master_quilter": "Mistrz"}, "master_quilter") == "Mistrz"
+
+
+def test_rendering_is_thread_safe(two_mid: GameState, four_mid: GameState) -> None:
+    views = [public_view(s) for s in (two_mid, four_mid)]
+    jobs = [(v, i) for v in views for i in range(len(v.seats))] * 3
+
+    def one(job: tuple[PublicView, int]) -> bytes:
+        v, i = job
+        return render_quilt(v.seats[i], v.config, name=f"P{i}", highlight=v.seats[i].placed[-1])
+
+    serial = [one(j) for j in jobs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(one, jobs))
+    assert parallel == serial
+
+
+def test_same_input_same_bytes(two_end: GameState) -> None:
+    view = public_view(two_end)
+    assert render_scoresheet(view, ["a", "b"]) == render_scoresheet(view, ["a", "b"])
+
+
+@pytest.mark.parametrize("name", [n for n in render.__all__ if n.startswith("render_")])
+def test_public_renderers_take_views_not_state(name: str) -> None:
+    fn = getattr(render, name)
+    hints = typing.get_type_hints(fn)
+    for param, hint in hints.items():
+        assert "GameState" not in str(hint), (name, param)
+    assert "state" not in inspect.signature(fn).parameters
+
+
+def test_no_hand_and_solo_turns() -> None:
+    from engine.config import GameOptions, Restriction
+    from render.samples import play_until
+
+    for opts, seed, moves in ((GameOptions(players=2, restriction=Restriction.NO_HAND), 4, 12),
+                              (GameOptions(players=1, scenario=5), 6, 8)):
+        state = play_until(opts, seed, moves)
+        seat = state.current_seat
+        assert seat is not None
+        view = private_view(state, seat)
+        prev, legal, _ = best_preview(state)
+        img = decode(render_turn(view, preview=prev, legal=legal))
+        assert img.width == quilt_layout().size[0]
+        assert decode(render_table(public_view(state), ["Solo"])).width == 800
+
+
+def test_last_turn_fades_the_market(two_mid: GameState) -> None:
+    from render.theme import ACCENT
+
+    from .helpers import share_near
+
+    seat = two_mid.current_seat
+    assert seat is not None
+    view = private_view(two_mid, seat)
+    normal = draw_strip(view.hand, view.public.market)
+    last = draw_strip(view.hand, view.public.market, last_turn=True)
+    assert normal.size == last.size
+    right = (normal.width // 2, 0, normal.width, normal.height)
+    # The terracotta number badges go: the market cannot be taken from.
+    assert share_near(normal, right, ACCENT, 12) > share_near(last, right, ACCENT, 12) + 0.005
+    left = (0, 0, normal.width // 3, normal.height)
+    assert diff_bbox(normal.crop(left), last.crop(left)) is None
