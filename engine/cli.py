@@ -8,10 +8,8 @@ import sys
 from typing import Any
 
 from data import load_catalog
-from engine.ai import LEVELS
 from engine.config import GameOptions, Setup
 from engine.errors import EngineError
-from engine.play import game_summary, play_game
 from engine.quilt_record import score_record
 
 
@@ -40,8 +38,8 @@ def _score(path: str) -> int:
     except EngineError as e:
         print(e.message, file=sys.stderr)
         return 2
-    json.dump(out, sys.stdout)
-    sys.stdout.write("\n")
+    # one write of the C encoder's output: json.dump would write ~170 pieces per record
+    sys.stdout.write(json.dumps(out) + "\n")
     return 0
 
 
@@ -57,6 +55,10 @@ def _table(summary: dict[str, Any]) -> str:
 
 
 def _play(args: argparse.Namespace) -> int:
+    # imported here so that ``score`` does not pay for loading the computer players
+    from engine.ai import LEVELS
+    from engine.play import game_summary, play_game
+
     levels = args.ai.split(",")
     if len(levels) == 1:
         levels = levels * args.players

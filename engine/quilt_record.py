@@ -14,10 +14,10 @@ from data import Catalog
 from engine.config import CatRule, GameConfig, GoalRule, Setup
 from engine.errors import BadRecordError
 from engine.hexgrid import CELL_BY_NAME, CELLS, cell_name, cell_of
-from engine.rules import place_tile
 from engine.scoring import breakdown
 from engine.state import GameState, SeatState
 from engine.tiles import EMPTY, GOAL, tile
+from engine.tokens import earn
 
 MAX_COPIES = 3
 
@@ -54,16 +54,21 @@ def _need(cond: bool, message: str) -> None:
         raise BadRecordError(message)
 
 
+def _known(value: Any, table: dict[str, Any]) -> bool:
+    """An id of ``table``; False (not TypeError) for a list or object where an id belongs."""
+    return isinstance(value, str) and value in table
+
+
 def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
     _need(isinstance(rec, dict), "a quilt record must be a JSON object")
     for key in ("board", "goals", "cats", "placements"):
         _need(key in rec, f"missing key {key!r}")
-    _need(rec["board"] in catalog.boards, f"unknown board {rec['board']!r}")
+    _need(_known(rec["board"], catalog.boards), f"unknown board {rec['board']!r}")
     goals = rec["goals"]
     _need(isinstance(goals, list) and len(goals) == 3,
           "exactly three goals expected (B3, C4, D2)")
     for g in goals:
-        _need(g in catalog.goals, f"unknown goal {g!r}")
+        _need(_known(g, catalog.goals), f"unknown goal {g!r}")
     _need(len(set(goals)) == 3, "the same goal tile appears twice")
     cats = rec["cats"]
     _need(isinstance(cats, list) and len(cats) == 3, "exactly three cats expected")
@@ -73,7 +78,7 @@ def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
     for c in cats:
         _need(isinstance(c, dict) and "cat" in c and "patterns" in c,
               "each cat needs 'cat' and 'patterns'")
-        _need(c["cat"] in catalog.cats, f"unknown cat {c['cat']!r}")
+        _need(_known(c["cat"], catalog.cats), f"unknown cat {c['cat']!r}")
         ps = c["patterns"]
         _need(isinstance(ps, list) and len(ps) == 2 and ps[0] != ps[1],
               f"cat {c['cat']} needs two different patterns")
@@ -95,31 +100,61 @@ def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
 
 
 def replay_quilt(catalog: Catalog, rec: dict[str, Any]) -> tuple[GameConfig, SeatState]:
-    """Validate ``rec`` and rebuild the quilt with its tokens; BadRecordError names the problem."""
+    """Validate ``rec`` and rebuild the quilt with its tokens; BadRecordError names the problem.
+
+    Tokens come from :func:`engine.tokens.earn`, exactly as :func:`engine.rules.place_tile`
+    takes them in play, but without building the events nobody reads here (the scorer's speed).
+    """
     config = _config(catalog, rec)
     _, _, quilts = _tables(catalog)
     goals = rec["goals"]
-    seat = SeatState(rec["board"], quilts[rec["board"]], (goals[0], goals[1], goals[2]), (), (),
-                     (), (), (), None, 0, 0)
     placements = rec["placements"]
     _need(isinstance(placements, list), "placements must be a list")
     colors, patterns = config.colors, config.patterns
+    spots = config.goal_spots
+    quilt = list(quilts[rec["board"]])
     copies: Counter[int] = Counter()
+    placed: list[int] = []
+    buttons: list[tuple[int, int]] = []
+    cats: list[tuple[int, int]] = []
+    rainbow: int | None = None
+    button_mask = cat_mask = 0
+    button_colors: frozenset[int] = frozenset()
     for i, p in enumerate(placements, 1):
-        _need(isinstance(p, dict) and {"cell", "color", "pattern"} <= p.keys(),
-              f"placement {i} needs cell, color and pattern")
+        # messages are only built for the error (this loop runs 22 times per record)
+        if not (isinstance(p, dict) and {"cell", "color", "pattern"} <= p.keys()):
+            raise BadRecordError(f"placement {i} needs cell, color and pattern")
         cell = CELL_BY_NAME.get(str(p["cell"]).upper())
-        _need(cell is not None, f"placement {i}: cell {p['cell']!r} is outside A1-E5")
-        assert cell is not None
-        _need(cell not in config.goal_spots, f"placement {i}: {p['cell']} is a goal spot")
-        _need(seat.quilt[cell] == EMPTY, f"placement {i}: {p['cell']} is already filled")
-        _need(p["color"] in colors, f"placement {i}: unknown colour {p['color']!r}")
-        _need(p["pattern"] in patterns, f"placement {i}: unknown pattern {p['pattern']!r}")
+        if cell is None:
+            raise BadRecordError(f"placement {i}: cell {p['cell']!r} is outside A1-E5")
+        if cell in spots:
+            raise BadRecordError(f"placement {i}: {p['cell']} is a goal spot")
+        if quilt[cell] != EMPTY:
+            raise BadRecordError(f"placement {i}: {p['cell']} is already filled")
+        if p["color"] not in colors:
+            raise BadRecordError(f"placement {i}: unknown colour {p['color']!r}")
+        if p["pattern"] not in patterns:
+            raise BadRecordError(f"placement {i}: unknown pattern {p['pattern']!r}")
         t = tile(colors.index(p["color"]), patterns.index(p["pattern"]))
         copies[t] += 1
-        _need(copies[t] <= MAX_COPIES,
-              f"more than {MAX_COPIES} {p['color']} {p['pattern']} tiles")
-        seat, _ = place_tile(config, 0, seat, cell, t, False)
+        if copies[t] > MAX_COPIES:
+            raise BadRecordError(f"more than {MAX_COPIES} {p['color']} {p['pattern']} tiles")
+        quilt[cell] = t
+        got = earn(config, tuple(quilt), cell, button_mask, cat_mask, button_colors,
+                   rainbow is not None)
+        if got.button is not None:
+            buttons.append((cell, got.button[0]))
+            button_mask |= 1 << cell
+            button_colors = button_colors | {got.button[0]}
+        if got.cat is not None:
+            cats.append((cell, got.cat[0]))
+            cat_mask |= 1 << cell
+        if got.rainbow:
+            rainbow = cell
+        placed.append(cell)
+    seat = SeatState(rec["board"], tuple(quilt), (goals[0], goals[1], goals[2]), (),
+                     (), tuple(placed), tuple(buttons), tuple(cats), rainbow, button_mask,
+                     cat_mask)
     return config, seat
 
 

@@ -4,7 +4,6 @@ and solo scenario results.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from engine.config import GameConfig, GoalRule, Restriction
@@ -16,7 +15,7 @@ BUTTON_POINTS = 3
 
 def goal_met(values: list[int], rule: GoalRule) -> bool:
     """The six values form exactly the goal's groups (4+2 does not meet 3+3)."""
-    return tuple(sorted(Counter(values).values(), reverse=True)) == rule.counts
+    return tuple(sorted([values.count(v) for v in set(values)], reverse=True)) == rule.counts
 
 
 def goal_result(

@@ -32,19 +32,28 @@ def shape_masks_by_cell(shape: tuple[tuple[int, int], ...]) -> tuple[tuple[int, 
 
 def group(quilt: tuple[int, ...], start: int, by_color: bool) -> int:
     """Bit mask of the connected group of ``start``'s colour (or pattern)."""
+    # Two specialised loops: this runs twice per placement and is the scorer's hot spot.
+    neighbours = NEIGHBOURS
     t = quilt[start]
-    key = t // 6 if by_color else t % 6
     mask = 1 << start
     stack = [start]
-    while stack:
-        cell = stack.pop()
-        for n in NEIGHBOURS[cell]:
-            if mask >> n & 1:
-                continue
-            u = quilt[n]
-            if u >= 0 and (u // 6 if by_color else u % 6) == key:
-                mask |= 1 << n
-                stack.append(n)
+    if by_color:
+        lo = t - t % 6  # the tiles of one colour are lo .. lo + 5
+        hi = lo + 6
+        while stack:
+            for n in neighbours[stack.pop()]:
+                if not mask >> n & 1 and lo <= quilt[n] < hi:
+                    mask |= 1 << n
+                    stack.append(n)
+    else:
+        key = t % 6
+        while stack:
+            for n in neighbours[stack.pop()]:
+                if not mask >> n & 1:
+                    u = quilt[n]
+                    if u >= 0 and u % 6 == key:
+                        mask |= 1 << n
+                        stack.append(n)
     return mask
 
 
