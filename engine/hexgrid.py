@@ -97,3 +97,36 @@ def shape_masks(shape: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
             else:
                 masks.add(mask)
     return tuple(sorted(masks))
+
+
+# Bit-parallel neighbourhood: shifting a whole mask at once lets a flood fill grow a group
+# ring by ring in a handful of integer operations instead of visiting cells one by one.
+FULL = (1 << CELLS) - 1
+_EVEN_ROWS = sum(1 << i for i in range(CELLS) if not row_col(i)[0] & 1)
+_ODD_ROWS = FULL ^ _EVEN_ROWS
+_NOT_COL0 = sum(1 << i for i in range(CELLS) if row_col(i)[1] != 0)
+_NOT_LAST = sum(1 << i for i in range(CELLS) if row_col(i)[1] != SIZE - 1)
+
+
+def dilate(mask: int) -> int:
+    """``mask`` plus every neighbour of its cells."""
+    even, odd = mask & _EVEN_ROWS, mask & _ODD_ROWS
+    e0, o6 = even & _NOT_COL0, odd & _NOT_LAST
+    grown = (
+        mask
+        | (mask & _NOT_LAST) << 1
+        | (mask & _NOT_COL0) >> 1
+        | e0 >> 8 | even >> 7 | e0 << 6 | even << 7
+        | odd >> 7 | o6 >> 6 | odd << 7 | o6 << 8
+    )
+    return grown & FULL
+
+
+def flood(start: int, allowed: int) -> int:
+    """The connected part of ``allowed`` (a mask) that contains cell ``start``."""
+    group = 1 << start
+    while True:
+        grown = dilate(group) & allowed
+        if grown == group:
+            return group
+        group = grown

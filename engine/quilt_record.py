@@ -7,7 +7,6 @@ exactly as they would have in play.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from data import Catalog
@@ -17,7 +16,7 @@ from engine.hexgrid import CELL_BY_NAME, CELLS, cell_name, cell_of
 from engine.scoring import breakdown
 from engine.state import GameState, SeatState
 from engine.tiles import EMPTY, GOAL, tile
-from engine.tokens import earn
+from engine.tokens import earn_masks
 
 MAX_COPIES = 3
 
@@ -102,7 +101,7 @@ def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
 def replay_quilt(catalog: Catalog, rec: dict[str, Any]) -> tuple[GameConfig, SeatState]:
     """Validate ``rec`` and rebuild the quilt with its tokens; BadRecordError names the problem.
 
-    Tokens come from :func:`engine.tokens.earn`, exactly as :func:`engine.rules.place_tile`
+    Tokens come from :func:`engine.tokens.earn_masks`, exactly as :func:`engine.rules.place_tile`
     takes them in play, but without building the events nobody reads here (the scorer's speed).
     """
     config = _config(catalog, rec)
@@ -113,7 +112,16 @@ def replay_quilt(catalog: Catalog, rec: dict[str, Any]) -> tuple[GameConfig, Sea
     colors, patterns = config.colors, config.patterns
     spots = config.goal_spots
     quilt = list(quilts[rec["board"]])
-    copies: Counter[int] = Counter()
+    # masks of the cells showing each colour / pattern, kept up to date as tiles go down
+    color_masks = [0] * 6
+    pattern_masks = [0] * 6
+    for c, u in enumerate(quilt):
+        if u >= 0:
+            color_masks[u // 6] |= 1 << c
+            pattern_masks[u % 6] |= 1 << c
+    copies = [0] * 36
+    color_index = {c: i for i, c in enumerate(colors)}
+    pattern_index = {c: i for i, c in enumerate(patterns)}
     placed: list[int] = []
     buttons: list[tuple[int, int]] = []
     cats: list[tuple[int, int]] = []
@@ -122,26 +130,34 @@ def replay_quilt(catalog: Catalog, rec: dict[str, Any]) -> tuple[GameConfig, Sea
     button_colors: frozenset[int] = frozenset()
     for i, p in enumerate(placements, 1):
         # messages are only built for the error (this loop runs 22 times per record)
-        if not (isinstance(p, dict) and {"cell", "color", "pattern"} <= p.keys()):
-            raise BadRecordError(f"placement {i} needs cell, color and pattern")
-        cell = CELL_BY_NAME.get(str(p["cell"]).upper())
+        try:
+            name, color, pattern = p["cell"], p["color"], p["pattern"]
+        except (KeyError, TypeError):
+            raise BadRecordError(f"placement {i} needs cell, color and pattern") from None
+        cell = CELL_BY_NAME.get(name) if isinstance(name, str) else None
         if cell is None:
-            raise BadRecordError(f"placement {i}: cell {p['cell']!r} is outside A1-E5")
+            cell = CELL_BY_NAME.get(str(name).upper())
+        if cell is None:
+            raise BadRecordError(f"placement {i}: cell {name!r} is outside A1-E5")
         if cell in spots:
-            raise BadRecordError(f"placement {i}: {p['cell']} is a goal spot")
+            raise BadRecordError(f"placement {i}: {name} is a goal spot")
         if quilt[cell] != EMPTY:
-            raise BadRecordError(f"placement {i}: {p['cell']} is already filled")
-        if p["color"] not in colors:
-            raise BadRecordError(f"placement {i}: unknown colour {p['color']!r}")
-        if p["pattern"] not in patterns:
-            raise BadRecordError(f"placement {i}: unknown pattern {p['pattern']!r}")
-        t = tile(colors.index(p["color"]), patterns.index(p["pattern"]))
+            raise BadRecordError(f"placement {i}: {name} is already filled")
+        ci = color_index.get(color) if isinstance(color, str) else None
+        if ci is None:
+            raise BadRecordError(f"placement {i}: unknown colour {color!r}")
+        pi = pattern_index.get(pattern) if isinstance(pattern, str) else None
+        if pi is None:
+            raise BadRecordError(f"placement {i}: unknown pattern {pattern!r}")
+        t = ci * 6 + pi
         copies[t] += 1
         if copies[t] > MAX_COPIES:
-            raise BadRecordError(f"more than {MAX_COPIES} {p['color']} {p['pattern']} tiles")
+            raise BadRecordError(f"more than {MAX_COPIES} {color} {pattern} tiles")
         quilt[cell] = t
-        got = earn(config, tuple(quilt), cell, button_mask, cat_mask, button_colors,
-                   rainbow is not None)
+        color_masks[t // 6] |= 1 << cell
+        pattern_masks[t % 6] |= 1 << cell
+        got = earn_masks(config, t, cell, color_masks[t // 6], pattern_masks[t % 6],
+                         button_mask, cat_mask, button_colors, rainbow is not None)
         if got.button is not None:
             buttons.append((cell, got.button[0]))
             button_mask |= 1 << cell

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.config import CatRule, GameConfig
-from engine.hexgrid import CELLS, NEIGHBOURS, shape_masks
+from engine.hexgrid import CELLS, flood, shape_masks
 
 
 @lru_cache(maxsize=32)
@@ -30,31 +30,23 @@ def shape_masks_by_cell(shape: tuple[tuple[int, int], ...]) -> tuple[tuple[int, 
     return tuple(tuple(m for m in masks if m >> cell & 1) for cell in range(CELLS))
 
 
+def same_masks(quilt: tuple[int, ...] | list[int], t: int) -> tuple[int, int]:
+    """Masks of the cells showing tile ``t``'s colour, and ``t``'s pattern."""
+    color, pattern = t // 6, t % 6
+    cm = pm = 0
+    for i, u in enumerate(quilt):
+        if u >= 0:
+            if u // 6 == color:
+                cm |= 1 << i
+            if u % 6 == pattern:
+                pm |= 1 << i
+    return cm, pm
+
+
 def group(quilt: tuple[int, ...], start: int, by_color: bool) -> int:
     """Bit mask of the connected group of ``start``'s colour (or pattern)."""
-    # Two specialised loops: this runs twice per placement and is the scorer's hot spot.
-    neighbours = NEIGHBOURS
-    t = quilt[start]
-    mask = 1 << start
-    stack = [start]
-    if by_color:
-        lo = t - t % 6  # the tiles of one colour are lo .. lo + 5
-        hi = lo + 6
-        while stack:
-            for n in neighbours[stack.pop()]:
-                if not mask >> n & 1 and lo <= quilt[n] < hi:
-                    mask |= 1 << n
-                    stack.append(n)
-    else:
-        key = t % 6
-        while stack:
-            for n in neighbours[stack.pop()]:
-                if not mask >> n & 1:
-                    u = quilt[n]
-                    if u >= 0 and u % 6 == key:
-                        mask |= 1 << n
-                        stack.append(n)
-    return mask
+    cm, pm = same_masks(quilt, quilt[start])
+    return flood(start, cm if by_color else pm)
 
 
 def cells_of(mask: int) -> tuple[int, ...]:
@@ -94,13 +86,29 @@ def earn(
 ) -> Earned:
     """Tokens earned by the tile just placed on ``cell`` (``quilt`` already holds it)."""
     t = quilt[cell]
+    cm, pm = same_masks(quilt, t)
+    return earn_masks(config, t, cell, cm, pm, button_mask, cat_mask, button_colors, has_rainbow)
+
+
+def earn_masks(
+    config: GameConfig,
+    t: int,
+    cell: int,
+    color_mask: int,
+    pattern_mask: int,
+    button_mask: int,
+    cat_mask: int,
+    button_colors: frozenset[int],
+    has_rainbow: bool,
+) -> Earned:
+    """:func:`earn`, given the masks of cells sharing the placed tile's colour and pattern."""
     button = None
-    cgroup = group(quilt, cell, by_color=True)
+    cgroup = flood(cell, color_mask)
     if cgroup.bit_count() >= 3 and not cgroup & button_mask:
         button = (t // 6, cgroup)
     cat = None
     pattern = t % 6
-    pgroup = group(quilt, cell, by_color=False)
+    pgroup = flood(cell, pattern_mask)
     if not pgroup & cat_mask:
         ci = config.pattern_cat(pattern)
         if cat_satisfied(config.cats[ci], pgroup, cell):
