@@ -1,0 +1,1 @@
+"""Tests of the game manager, its storage, the outbox and the timers (no Discord)."""

@@ -1,0 +1,142 @@
+"""Fixtures for the manager tests: a fake clock, a manager on a temporary file, a recording
+Delivery, and helpers to play moves and to compare what is stored before and after a call."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.clock import FakeClock
+from bot.manager import Manager, ManagerConfig
+from bot.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.outbox import DeliveryError
+from engine.rules import legal_moves
+
+ANN = UserRef(1001, "Ann")
+BOB = UserRef(1002, "Bob")
+CAT = UserRef(1003, "Cat")
+DAN = UserRef(1004, "Dan")
+GUILD = 500
+CHANNEL = 600
+THREAD = 700
+
+
+def seeds(start: int = 1) -> Any:
+    """A deterministic engine seed source for reproducible games."""
+    counter = iter(range(start, 1 << 30))
+    return lambda: next(counter)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "calico.db"
+
+
+@pytest.fixture
+async def manager(db_path: Path, clock: FakeClock) -> AsyncIterator[Manager]:
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds())
+    yield m
+    await m.close()
+
+
+def opts(**kw: Any) -> LobbyOptions:
+    kw.setdefault("ai_level", "random")
+    return LobbyOptions(**kw)
+
+
+async def new_game(m: Manager, host: UserRef = ANN, *, people: tuple[UserRef, ...] = (),
+                   computers: int = 0, start: bool = True, **options: Any) -> GameInfo:
+    options.setdefault("players", 1 + len(people) + computers)
+    g = await m.create_game(host, GUILD, CHANNEL, opts(**options))
+    g = await m.attach_thread(g.id, THREAD + g.id, 9000 + g.id)
+    for p in people:
+        g = await m.join(g.id, p)
+    for _ in range(computers):
+        g = await m.add_computer(g.id, host.id, "random")
+    if start:
+        g = await m.start(g.id, host.id)
+    return g
+
+
+def any_move(g: GameInfo, user_id: int, rng: random.Random | None = None) -> str:
+    """A legal move text for ``user_id`` in ``g`` (goals or a turn)."""
+    assert g.state is not None
+    seat = g.seat_of(user_id)
+    assert seat is not None
+    legal = legal_moves(g.state, seat)
+    assert legal, "no legal move"
+    return (rng or random).choice(legal).text()
+
+
+async def step(m: Manager, g: GameInfo, user_id: int, rng: random.Random | None = None) -> GameInfo:
+    """One move by ``user_id`` (their goal choice in the draft, their turn in play)."""
+    text = any_move(g, user_id, rng)
+    if g.status is GameStatus.DRAFT:
+        r = await m.choose_goals(g.id, user_id, g.ply, text[6:].split(","))
+    else:
+        r = await m.play_turn(g.id, user_id, g.ply, text)
+    return r.game
+
+
+async def play_out(m: Manager, g: GameInfo, rng: random.Random | None = None,
+                   limit: int = 500) -> GameInfo:
+    """Play every person's moves at random until the game ends."""
+    for _ in range(limit):
+        if not g.status.active:
+            return g
+        if g.status is GameStatus.DRAFT:
+            who = g.drafting_user_ids[0]
+        else:
+            who = g.current_user_id  # type: ignore[assignment]
+            assert who is not None
+        g = await step(m, g, who, rng)
+    raise AssertionError("game did not end")
+
+
+async def snapshot(m: Manager, game_id: int) -> tuple[Any, ...]:
+    """Everything stored about a game, to check a refused call changed nothing."""
+    row = await m.store.load_game(game_id)
+    moves = await m.store.moves(game_id)
+    notices = await m.store.notices(game_id)
+    timers = await m.store.timers(game_id)
+    return row, len(moves), [(n.id, n.status) for n in notices], timers
+
+
+@dataclass
+class RecordingDelivery:
+    """A Delivery that records keys like Discord's nonce check: a key seen again is not shown
+    twice (``shown``), but every call is counted (``calls``)."""
+
+    fail: dict[str, list[DeliveryError]] = field(default_factory=dict)  # key -> errors to raise
+    fail_dm_users: set[int] = field(default_factory=set)  # permanent 50007 for these users
+    calls: list[str] = field(default_factory=list)
+    shown: list[Notice] = field(default_factory=list)
+
+    async def deliver(self, notice: Notice) -> None:
+        self.calls.append(notice.key)
+        errors = self.fail.get(notice.key)
+        if errors:
+            raise errors.pop(0)
+        if notice.user_id is not None and notice.user_id in self.fail_dm_users:
+            raise DeliveryError("50007 cannot send messages to this user", permanent=True)
+        self.shown.append(notice)
+
+    def kinds(self) -> list[str]:
+        return [n.kind.value for n in self.shown]
+
+    def thread_kinds(self) -> list[str]:
+        return [n.kind.value for n in self.shown if n.user_id is None]
+
+
+def fast_config(**kw: Any) -> ManagerConfig:
+    return ManagerConfig(**kw)

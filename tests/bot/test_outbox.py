@@ -1,0 +1,320 @@
+"""The outbox: every committed notice delivered once, in order per lane, after crashes too;
+retries with backoff; permanent failures and the DM fallback; no secret in any payload."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from datetime import timedelta
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.clock import FakeClock
+from bot.manager import Manager, ManagerConfig
+from bot.models import GameStatus, Notice, NoticeKind
+from bot.outbox import DeliveryError, Dispatcher
+from tests.bot.conftest import (
+    ANN,
+    BOB,
+    CAT,
+    RecordingDelivery,
+    new_game,
+    play_out,
+    seeds,
+    step,
+)
+
+
+async def drain(d: Dispatcher, clock: FakeClock | None = None, rounds: int = 50) -> None:
+    for _ in range(rounds):
+        if not await d.run_once() and not await d.store.due_notices(d.clock.now(), 1):
+            if clock is None:
+                return
+            clock.advance(minutes=15)  # let backed-off retries come due
+            if not [n for n in await d.store.notices() if n.status == "pending"]:
+                return
+
+
+async def test_each_notice_is_delivered_once(manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB,), computers=1)
+    for _ in range(6):
+        who = g.drafting_user_ids[0] if g.status is GameStatus.DRAFT else g.current_user_id
+        g = await step(manager, g, who)  # type: ignore[arg-type]
+    out = RecordingDelivery()
+    d = manager.dispatcher(out)
+    assert await d.run_once() > 0
+    assert await d.run_once() == 0
+    stored = await manager.store.notices(g.id)
+    assert all(n.status == "done" for n in stored)
+    assert sorted(out.calls) == sorted(n.key for n in stored)
+    assert len(set(out.calls)) == len(out.calls)
+    assert all(len(n.key) <= 25 for n in stored)
+    # Thread notices carry where to post.
+    assert all(n.thread_id == g.thread_id for n in out.shown if n.user_id is None)
+
+
+async def test_crash_before_delivery_then_exactly_once(db_path: Path, clock: FakeClock) -> None:
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds())
+    g = await new_game(m, people=(BOB,), setup="beginner")
+    for _ in range(4):
+        g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    committed = [n.key for n in await m.store.notices()]
+    await m.close()  # "crash": nothing was delivered
+
+    m2 = await Manager.open(db_path, clock=clock)
+    out = RecordingDelivery()
+    d = m2.dispatcher(out)
+    await drain(d)
+    assert sorted(out.calls) == sorted(committed)
+    await m2.close()
+    m3 = await Manager.open(db_path, clock=clock)
+    await drain(m3.dispatcher(out))
+    assert len(out.calls) == len(committed)  # nothing delivered twice
+    await m3.close()
+
+
+class HangingDelivery(RecordingDelivery):
+    """Shows notices until the n-th, then hangs (the process is killed during delivery)."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__()
+        self.after = after
+        self.hung = asyncio.Event()
+
+    async def deliver(self, notice: Notice) -> None:
+        if len(self.shown) >= self.after:
+            self.hung.set()
+            await asyncio.Event().wait()
+        await super().deliver(notice)
+
+
+async def test_dispatcher_stopped_mid_delivery_redelivers_only_the_rest(
+        db_path: Path, clock: FakeClock) -> None:
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds())
+    g = await new_game(m, people=(BOB,), setup="beginner")
+    for _ in range(6):
+        g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    committed = sorted(n.key for n in await m.store.notices())
+    first = HangingDelivery(after=5)
+    d = Dispatcher(m.store, first, clock, concurrency=1)
+    task = asyncio.create_task(d.run_once())
+    await first.hung.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await m.close()
+
+    m2 = await Manager.open(db_path, clock=clock)
+    second = RecordingDelivery()
+    await drain(m2.dispatcher(second))
+    shown = [n.key for n in first.shown] + [n.key for n in second.shown]
+    assert sorted(shown) == committed  # every notice once, none twice
+    await m2.close()
+
+
+async def test_transient_failures_are_retried_with_backoff(manager: Manager,
+                                                           clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    notices = await manager.store.notices(g.id)
+    target = next(n for n in notices if n.kind is NoticeKind.STARTED)
+    out = RecordingDelivery(fail={target.key: [DeliveryError("503"), DeliveryError("503")]})
+    d = manager.dispatcher(out, base_delay=10)
+    await d.run_once()
+    # The failed thread notice holds back the rest of its lane (order), not the DMs.
+    assert target.key not in [n.key for n in out.shown]
+    assert out.thread_kinds() == ["lobby", "lobby"]  # join, start
+    assert "turn_prompt" in out.kinds()
+    assert await d.run_once() == 0  # not due yet
+    clock.advance(seconds=10)
+    await d.run_once()  # second failure: 20 s now
+    clock.advance(seconds=19)
+    assert await d.run_once() == 0
+    clock.advance(seconds=1)
+    await d.run_once()
+    assert out.thread_kinds() == ["lobby", "lobby", "started"]
+    assert out.calls.count(target.key) == 3 and len({n.key for n in out.shown}) == len(out.shown)
+    assert all(n.status == "done" for n in await manager.store.notices(g.id))
+
+
+async def test_giving_up_after_max_attempts(manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
+    out = RecordingDelivery(fail={target.key: [DeliveryError("503")] * 10})
+    d = manager.dispatcher(out, max_attempts=3, base_delay=1)
+    await drain(d, clock)
+    status = {n.key: n.status for n in await manager.store.notices(g.id)}
+    assert status[target.key] == "failed" and out.calls.count(target.key) == 3
+
+
+async def test_unexpected_exception_is_retried(manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, computers=1, setup="beginner")
+
+    class Buggy(RecordingDelivery):
+        async def deliver(self, notice: Notice) -> None:
+            if not self.calls:
+                self.calls.append("boom")
+                raise KeyError("a bug in the Discord layer")
+            await super().deliver(notice)
+
+    out = Buggy()
+    await drain(manager.dispatcher(out), clock)
+    assert all(n.status == "done" for n in await manager.store.notices(g.id))
+
+
+async def test_closed_dms_fall_back_once_per_game(db_path: Path, clock: FakeClock) -> None:
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds())
+    g1 = await new_game(m, people=(BOB,), setup="beginner")
+    g2 = await new_game(m, host=CAT, people=(BOB,), setup="beginner")
+    out = RecordingDelivery(fail_dm_users={BOB.id})
+    d = m.dispatcher(out)
+    # Play until Bob has had turn prompts queued in both games.
+    for g in (g1, g2):
+        while g.current_user_id != BOB.id:
+            g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    await drain(d)
+    assert (await m.get_settings(BOB.id)).dm_closed_at is not None
+    fallbacks = [n for n in out.shown if n.kind is NoticeKind.DM_FALLBACK]
+    assert sorted(n.game_id for n in fallbacks) == sorted([g1.id, g2.id])
+    assert all(n.payload["user_id"] == BOB.id for n in fallbacks)
+    calls_to_bob = len([k for k in out.calls if k not in {n.key for n in out.shown}])
+    assert calls_to_bob == 1  # one failed DM; the rest went straight to the fallback
+
+    # Later DMs for Bob are not even queued, and no second fallback is posted.
+    g = await m.get_game(g1.id)
+    for _ in range(4):
+        g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    await drain(d)
+    assert not [n for n in await m.store.notices() if n.user_id == BOB.id
+                and n.status == "pending"]
+    assert len([n for n in out.shown if n.kind is NoticeKind.DM_FALLBACK]) == 2
+    assert len(out.calls) == len(out.shown) + 1
+    ann_prompts = [n for n in out.shown if n.user_id == ANN.id]
+    assert ann_prompts  # other people's DMs are unaffected
+
+    # A day later his DMs are tried again.
+    clock.advance(hours=25)
+    out.fail_dm_users.clear()
+    g = await m.get_game(g1.id)
+    while g.current_user_id != BOB.id:
+        g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    g = await step(m, g, BOB.id)
+    while g.current_user_id != BOB.id:
+        g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
+    await drain(d)
+    assert any(n.user_id == BOB.id and n.kind is NoticeKind.TURN_PROMPT for n in out.shown)
+    await m.close()
+
+
+async def test_permanent_thread_failure_is_recorded(manager: Manager) -> None:
+    g = await new_game(manager, computers=1, setup="beginner")
+    keys = {n.key for n in await manager.store.notices(g.id) if n.user_id is None}
+    out = RecordingDelivery(fail={k: [DeliveryError("10003 unknown channel", permanent=True)]
+                                  for k in keys})
+    d = manager.dispatcher(out)
+    await drain(d)
+    status = {n.key: n.status for n in await manager.store.notices(g.id)}
+    assert all(status[k] == "failed" for k in keys)
+    assert d.failed == len(keys)
+
+
+async def test_run_forever_wakes_on_commit_and_stops(manager: Manager) -> None:
+    out = RecordingDelivery()
+    d = manager.dispatcher(out, poll_interval=30)
+    task = asyncio.create_task(d.run_forever())
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    for _ in range(100):
+        if not [n for n in await manager.store.notices(g.id) if n.status == "pending"]:
+            break
+        await asyncio.sleep(0.01)
+    assert out.shown and all(n.status == "done" for n in await manager.store.notices(g.id))
+    d.stop()
+    await asyncio.wait_for(task, 2)
+
+
+async def test_delivered_notices_are_pruned(manager: Manager, clock: FakeClock) -> None:
+    await new_game(manager, computers=1, setup="beginner")
+    await drain(manager.dispatcher(RecordingDelivery()))
+    clock.advance(days=8)
+    report = await manager.sweep()
+    assert report.pruned > 0
+
+
+async def test_no_secret_in_any_notice(db_path: Path, clock: FakeClock) -> None:
+    config = ManagerConfig(reminder_gap=timedelta(0))
+    m = await Manager.open(db_path, clock=clock, config=config,
+                           seed_source=lambda: random.Random(9).getrandbits(63))
+    g = await new_game(m, people=(BOB,), computers=1, turn_hours=1, timeout_action="computer")
+    clock.advance(minutes=31)
+    await m.sweep()  # reminders
+    clock.advance(minutes=31)
+    await m.sweep()  # the draft runs out: computer choices
+    g = await m.get_game(g.id)
+    g = await play_out(m, g, random.Random(6))
+    g2 = await new_game(m, people=(CAT,))
+    await m.dm_failed(g2.id, ANN.id)
+    await m.leave_game(g2.id, CAT.id)
+    await m.abandon(g2.id, ANN.id)
+    assert g.state is not None
+    secrets_ = {str(g.state.seed)}
+    for ply in range(g.ply + 1):
+        secrets_.add(str((await m.state_at(g.id, ply)).rng))
+    g2 = await m.get_game(g2.id)
+    assert g2.state is not None
+    secrets_ |= {str(g2.state.seed), str(g2.state.rng)}
+    notices = await m.store.notices()
+    kinds = {n.kind for n in notices}
+    assert {NoticeKind.TABLE, NoticeKind.GAME_OVER, NoticeKind.REMINDER, NoticeKind.STARTED,
+            NoticeKind.SEAT_CHANGED, NoticeKind.ENDED, NoticeKind.DM_FALLBACK} <= kinds
+
+    def keys(value: object) -> set[str]:
+        if isinstance(value, dict):
+            return set(value) | {k for v in value.values() for k in keys(v)}
+        if isinstance(value, list):
+            return {k for v in value for k in keys(v)}
+        return set()
+
+    for n in notices:
+        text = json.dumps(n.payload)
+        assert not {"seed", "rng", "bag"} & keys(n.payload), n.kind
+        assert not any(s in text for s in secrets_), n.kind
+    await m.close()
+
+
+@settings(max_examples=12, deadline=None)
+@given(plan=st.lists(st.integers(min_value=0, max_value=3), min_size=40, max_size=40),
+       crash_after=st.integers(min_value=0, max_value=30))
+async def test_random_failures_and_a_crash_still_deliver_each_notice_once_in_order(
+        plan: list[int], crash_after: int) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = FakeClock()
+        path = Path(tmp) / "p.db"
+        m = await Manager.open(path, clock=clock, seed_source=seeds())
+        g = await new_game(m, people=(BOB,), setup="beginner")
+        for _ in range(6):
+            g = await step(m, g, g.current_user_id, random.Random(1))  # type: ignore[arg-type]
+        stored = await m.store.notices()
+        fail = {n.key: [DeliveryError("503")] * plan[i % len(plan)] for i, n in enumerate(stored)}
+        first = HangingDelivery(after=crash_after)
+        first.fail = fail
+        task = asyncio.create_task(drain(m.dispatcher(first, base_delay=1), clock))
+        hung = asyncio.create_task(first.hung.wait())
+        await asyncio.wait([task, hung], return_when=asyncio.FIRST_COMPLETED)
+        for t in (task, hung):  # the "crash": stop wherever delivery was
+            t.cancel()
+        await asyncio.gather(task, hung, return_exceptions=True)
+        await m.close()
+
+        m2 = await Manager.open(path, clock=clock)
+        second = RecordingDelivery(fail=fail)
+        await drain(m2.dispatcher(second, base_delay=1), clock)
+        shown = first.shown + second.shown
+        assert sorted(n.key for n in shown) == sorted(n.key for n in stored)
+        lanes: dict[tuple[int, int | None], list[int]] = {}
+        for n in shown:
+            lanes.setdefault((n.game_id, n.user_id), []).append(n.id)
+        assert all(ids == sorted(ids) for ids in lanes.values())
+        await m2.close()
