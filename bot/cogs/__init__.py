@@ -1,0 +1,80 @@
+"""The slash commands and gateway listeners, one cog per concern.
+
+Every command lives under the one ``/calico`` group: each cog moves its commands into the bot's
+shared group when it loads (:class:`CalicoCog`), so the cogs stay separate files while players
+see a single command with subcommands. Helpers shared by the cogs (which game a command is
+about, localised strings for command metadata) live here too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import presenter as p
+from bot.i18n import Text
+from bot.i18n import t as translate
+from bot.models import GameInfo, ManagerError
+
+if TYPE_CHECKING:
+    from bot.client import CalicoBot
+
+
+def L(key: str, **extras: Any) -> app_commands.locale_str:  # noqa: N802 - reads like a marker
+    """A command-metadata string: English text now, French/Polish through the translator."""
+    return app_commands.locale_str(translate("en", key, **extras), key=key, **extras)
+
+
+def choice(key: str, value: str | int, **extras: Any) -> app_commands.Choice[Any]:
+    return app_commands.Choice(name=L(key, **extras), value=value)
+
+
+class CalicoCog(commands.Cog):
+    """A cog whose app commands become subcommands of ``/calico``."""
+
+    def __init__(self, bot: CalicoBot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        for command in self.__cog_app_commands__:
+            self.bot.calico_group.add_command(command, override=True)
+        # Emptied so that the cog does not also add them at the top level of the tree.
+        self.__cog_app_commands__ = []
+
+
+async def resolve_game(bot: CalicoBot, interaction: discord.Interaction[Any],
+                       game_id: int | None) -> GameInfo:
+    """The game a command is about: the one named, the one whose thread this is, or the user's
+    only active game."""
+    if game_id is not None:
+        return await bot.manager.get_game(game_id)
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread):
+        game = await bot.manager.game_for_thread(channel.id)
+        if game is not None:
+            return game
+    games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
+    if len(games) == 1:
+        return games[0]
+    raise ManagerError("pick_game" if games else "no_game_here")
+
+
+async def game_autocomplete(bot: CalicoBot, interaction: discord.Interaction[Any],
+                            current: str) -> list[app_commands.Choice[int]]:
+    """The user's active games, newest first, filtered by what they typed."""
+    tr = Text(interaction.locale)
+    games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
+    out: list[app_commands.Choice[int]] = []
+    for g in sorted(games, key=lambda g: g.id, reverse=True):
+        label = tr("games.pick", game=g.id, status=p.status_name(tr, g.status))
+        if g.current_user_id == interaction.user.id:
+            label += tr("games.your_turn").replace("*", "")
+        if current and current.lstrip("#") not in label:
+            continue
+        out.append(app_commands.Choice(name=p.clip(label, 100), value=g.id))
+        if len(out) == 25:
+            break
+    return out

@@ -1,0 +1,60 @@
+"""Discord's life around games: threads and channels deleted, the bot removed from a server, a
+player leaving a server. Each listener tells the manager and swallows its own errors, so one bad
+event never takes the bot (or another game) down."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from bot.cogs import CalicoCog
+
+if TYPE_CHECKING:
+    from bot.client import CalicoBot
+
+log = logging.getLogger("calico.events")
+
+
+class Events(CalicoCog):
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        user = self.bot.user
+        log.info("ready as %s in %d servers", user, len(self.bot.guilds))
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._gone(payload.thread_id)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self._gone(channel.id)
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        try:
+            ended = await self.bot.manager.guild_gone(guild.id)
+            log.info("left server %s: %d games ended", guild.id, len(ended))
+        except Exception:
+            log.exception("guild_gone(%s) failed", guild.id)
+
+    @commands.Cog.listener()
+    async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
+        try:
+            await self.bot.manager.member_left(payload.guild_id, payload.user.id)
+        except Exception:
+            log.exception("member_left(%s, %s) failed", payload.guild_id, payload.user.id)
+
+    async def _gone(self, channel_id: int) -> None:
+        try:
+            ended = await self.bot.manager.channel_gone(channel_id)
+            if ended:
+                log.info("channel %s deleted: games %s ended", channel_id, ended)
+        except Exception:
+            log.exception("channel_gone(%s) failed", channel_id)
+
+
+async def setup(bot: CalicoBot) -> None:
+    await bot.add_cog(Events(bot))

@@ -1,0 +1,136 @@
+"""Looking around: ``/calico board``, ``status``, ``games``, ``rules``, ``stats``,
+``leaderboard``. Everything here reads; nothing changes a game."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot import presenter as p
+from bot.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.i18n import Text
+from bot.models import ManagerError
+from bot.ui import messages, respond
+from bot.ui.outgoing import Outgoing
+
+if TYPE_CHECKING:
+    from bot.client import CalicoBot
+
+TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in p.RULE_TOPICS]
+
+
+class Info(CalicoCog):
+    @app_commands.command(name="board", description=L("cmd.board"))
+    @app_commands.describe(player=L("opt.player"), game=L("opt.game"))
+    async def board(self, interaction: discord.Interaction[Any], player: str | None = None,
+                    game: int | None = None) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            info = await resolve_game(self.bot, interaction, game)
+            seat = _seat_from(info.seats, player, interaction.user.id)
+            if seat is None or info.state is None:
+                raise ManagerError("not_a_player")
+            return await messages.board_message(tr, info, seat)
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @board.autocomplete("player")
+    async def _board_player(self, interaction: discord.Interaction[Any],
+                            current: str) -> list[app_commands.Choice[str]]:
+        try:
+            info = await resolve_game(self.bot, interaction, interaction.namespace.game)
+        except ManagerError:
+            return []
+        return [app_commands.Choice(name=p.clip(f"{s.seat + 1}. {s.name}", 100),
+                                    value=str(s.seat + 1))
+                for s in info.seats if current.lower() in s.name.lower()][:25]
+
+    @board.autocomplete("game")
+    async def _board_game(self, interaction: discord.Interaction[Any],
+                          current: str) -> list[app_commands.Choice[int]]:
+        return await game_autocomplete(self.bot, interaction, current)
+
+    @app_commands.command(name="status", description=L("cmd.status"))
+    @app_commands.describe(game=L("opt.game"))
+    async def status(self, interaction: discord.Interaction[Any],
+                     game: int | None = None) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            info = await resolve_game(self.bot, interaction, game)
+            return await messages.status_message(tr, info)
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @status.autocomplete("game")
+    async def _status_game(self, interaction: discord.Interaction[Any],
+                           current: str) -> list[app_commands.Choice[int]]:
+        return await game_autocomplete(self.bot, interaction, current)
+
+    @app_commands.command(name="games", description=L("cmd.games"))
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=True)
+            return Outgoing(p.games_text(tr, mine, interaction.user.id))
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @app_commands.command(name="rules", description=L("cmd.rules"))
+    @app_commands.describe(topic=L("opt.topic"))
+    @app_commands.choices(topic=TOPIC_CHOICES)
+    async def rules(self, interaction: discord.Interaction[Any],
+                    topic: str = "overview") -> None:
+        # Static text: answered at once, no storage touched.
+        tr = Text(interaction.locale)
+        await interaction.response.send_message(p.rules_text(tr, topic), ephemeral=True)
+
+    @app_commands.command(name="stats", description=L("cmd.stats"))
+    @app_commands.describe(user=L("opt.user"))
+    async def stats(self, interaction: discord.Interaction[Any],
+                    user: discord.User | None = None) -> None:
+        tr = Text(interaction.locale)
+        target = user or interaction.user
+
+        async def work() -> Outgoing:
+            guild_id = interaction.guild.id if interaction.guild is not None else None
+            result = await self.bot.manager.user_stats(target.id, guild_id)
+            return Outgoing(p.stats_text(tr, target.display_name, result))
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @app_commands.command(name="leaderboard", description=L("cmd.leaderboard"))
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            assert interaction.guild is not None
+            entries = await self.bot.manager.leaderboard(interaction.guild.id)
+            return Outgoing(p.leaderboard_text(tr, entries))
+
+        await respond.reply(interaction, work(), ephemeral=False)
+
+
+def _seat_from(seats: Any, player: str | None, user_id: int) -> int | None:
+    """A seat from the ``player`` option (a seat number, or a name), else the caller's own."""
+    if player is None:
+        for s in seats:
+            if s.user_id == user_id:
+                return int(s.seat)
+        return 0 if seats else None
+    text = player.strip()
+    if text.isdigit() and 1 <= int(text) <= len(seats):
+        return int(text) - 1
+    for s in seats:
+        if s.name.lower() == text.lower() or (s.user_id and f"<@{s.user_id}>" == text):
+            return int(s.seat)
+    return None
+
+
+async def setup(bot: CalicoBot) -> None:
+    await bot.add_cog(Info(bot))

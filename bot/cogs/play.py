@@ -1,0 +1,78 @@
+"""``/calico hand`` (the private panel, also the fallback when DMs are closed), ``/calico leave``
+and ``/calico settings``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.i18n import Text
+from bot.models import GameStatus
+from bot.ui import flows, respond
+from bot.ui.outgoing import Outgoing
+
+if TYPE_CHECKING:
+    from bot.client import CalicoBot
+
+
+class Play(CalicoCog):
+    @app_commands.command(name="hand", description=L("cmd.hand"))
+    @app_commands.describe(game=L("opt.game"))
+    async def hand(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            info = await resolve_game(self.bot, interaction, game)
+            return await flows.hand_panel(tr, info, interaction.user.id)
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @hand.autocomplete("game")
+    async def _hand_game(self, interaction: discord.Interaction[Any],
+                         current: str) -> list[app_commands.Choice[int]]:
+        return await game_autocomplete(self.bot, interaction, current)
+
+    @app_commands.command(name="leave", description=L("cmd.leave"))
+    @app_commands.describe(game=L("opt.game"))
+    async def leave(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            info = await resolve_game(self.bot, interaction, game)
+            if info.status is GameStatus.LOBBY:
+                await self.bot.manager.leave_lobby(info.id, interaction.user.id)
+                return Outgoing(tr("leave.lobby", game=info.id))
+            await self.bot.manager.leave_game(info.id, interaction.user.id)
+            return Outgoing(tr("leave.game", game=info.id))
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+    @leave.autocomplete("game")
+    async def _leave_game(self, interaction: discord.Interaction[Any],
+                          current: str) -> list[app_commands.Choice[int]]:
+        return await game_autocomplete(self.bot, interaction, current)
+
+    @app_commands.command(name="settings", description=L("cmd.settings"))
+    @app_commands.describe(reminders=L("opt.reminders"))
+    @app_commands.choices(reminders=[choice("choice.on", "on"), choice("choice.off", "off")])
+    async def settings(self, interaction: discord.Interaction[Any],
+                       reminders: str | None = None) -> None:
+        tr = Text(interaction.locale)
+
+        async def work() -> Outgoing:
+            uid = interaction.user.id
+            if reminders is None:
+                current = await self.bot.manager.get_settings(uid)
+            else:
+                current = await self.bot.manager.set_settings(uid, reminders == "on")
+            return Outgoing(tr("settings.reminders_on" if current.reminders
+                               else "settings.reminders_off"))
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+
+async def setup(bot: CalicoBot) -> None:
+    await bot.add_cog(Play(bot))

@@ -1,0 +1,112 @@
+"""The message catalogue: every word the bot shows, in English, French and Polish.
+
+``en.json``, ``fr.json`` and ``pl.json`` hold flat ``"section.name": "text"`` entries with
+``{placeholders}`` for :meth:`str.format`. An entry may instead be a plural table
+(``{"one": ..., "few": ..., "many": ..., "other": ...}``) chosen by the ``count`` argument with
+each language's own plural rule. A missing key falls back to English, then to the key itself, so
+a gap never crashes a command (a test keeps the three files in step).
+
+The locale is whatever Discord gives (``interaction.locale``: ``en-US``, ``fr``, ``pl`` ...) or
+the one stored with a user; anything that is not French or Polish reads English.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+LANGS: Final = ("en", "fr", "pl")
+DEFAULT: Final = "en"
+_DIR = Path(__file__).resolve().parent
+
+Entry = str | dict[str, str]
+
+
+def lang_of(locale: object) -> str:
+    """``"en"``, ``"fr"`` or ``"pl"`` for a Discord locale (a ``discord.Locale`` or a string)."""
+    if locale is None:
+        return DEFAULT
+    text = str(getattr(locale, "value", locale)).lower()
+    head = text.replace("_", "-").split("-", 1)[0]
+    return head if head in LANGS else DEFAULT
+
+
+@cache
+def load(lang: str) -> dict[str, Entry]:
+    """The catalogue of ``lang`` (cached: the files are read once)."""
+    data = json.loads((_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{lang}.json must hold an object")
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def plural_form(lang: str, n: int) -> str:
+    """The CLDR plural category of ``n`` in ``lang`` (the subset these languages use)."""
+    n = abs(n)
+    if lang == "pl":
+        if n == 1:
+            return "one"
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return "few"
+        return "many"
+    if lang == "fr":
+        return "one" if n in (0, 1) else "other"
+    return "one" if n == 1 else "other"
+
+
+def _pick(entry: Entry, lang: str, kwargs: dict[str, Any]) -> str:
+    if isinstance(entry, str):
+        return entry
+    count = kwargs.get("count", 0)
+    form = plural_form(lang, int(count) if isinstance(count, int | float) else 0)
+    return entry.get(form) or entry.get("other") or entry.get("many") or next(iter(entry.values()))
+
+
+def t(locale: object, key: str, /, **kwargs: Any) -> str:
+    """The text of ``key`` in the language of ``locale``, formatted with ``kwargs``."""
+    lang = lang_of(locale)
+    entry = load(lang).get(key)
+    if entry is None:
+        entry = load(DEFAULT).get(key)
+        lang = DEFAULT
+    if entry is None:
+        return key
+    text = _pick(entry, lang, kwargs)
+    try:
+        return text.format(**kwargs)
+    except (KeyError, IndexError, ValueError):
+        # A translation with a wrong placeholder shows unformatted instead of failing the command.
+        return text
+
+
+def has(key: str) -> bool:
+    return key in load(DEFAULT)
+
+
+def placeholders(entry: Entry) -> frozenset[str]:
+    """The placeholder names used by an entry (all plural forms together)."""
+    texts = [entry] if isinstance(entry, str) else list(entry.values())
+    names: set[str] = set()
+    for text in texts:
+        for _, name, _, _ in string.Formatter().parse(text):
+            if name:
+                names.add(name.split(".", 1)[0].split("[", 1)[0])
+    return frozenset(names)
+
+
+class Text:
+    """A translator bound to one locale: ``tr = Text(locale); tr("lobby.title", game=3)``."""
+
+    __slots__ = ("lang",)
+
+    def __init__(self, locale: object) -> None:
+        self.lang = lang_of(locale)
+
+    def __call__(self, key: str, /, **kwargs: Any) -> str:
+        return t(self.lang, key, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Text({self.lang!r})"

@@ -1,0 +1,222 @@
+"""What each button and select does: parse, ask the game manager, answer in place.
+
+Every handler is a short script: build the answer through :func:`bot.ui.respond.update` (edit
+the clicked message in place) or :func:`bot.ui.respond.reply` (a private new message), inside
+which the manager is called and the picture rendered. Refusals from the manager or the engine
+(someone else's button, a button from an earlier turn, a double click, a game that ended, a full
+table) come back as short private answers and change nothing. No rules here: legality, turn
+order and ply checks are the manager's and the engine's.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.i18n import Text
+from bot.models import GameInfo, GameStatus, ManagerError, UserRef
+from bot.ui import custom_ids as ids
+from bot.ui import messages, respond
+from bot.ui.outgoing import Outgoing
+from engine.hexgrid import parse_cell
+
+if TYPE_CHECKING:
+    from bot.client import CalicoBot
+
+log = logging.getLogger("calico.flows")
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> CalicoBot:
+    from bot.client import CalicoBot
+
+    client = interaction.client
+    assert isinstance(client, CalicoBot)
+    return client
+
+
+def user_ref(interaction: discord.Interaction[Any]) -> UserRef:
+    """Who clicked, as the manager stores them (with their language for later DMs)."""
+    user = interaction.user
+    return UserRef(id=user.id, name=user.display_name, locale=str(interaction.locale.value))
+
+
+def _ensure_ply(game: GameInfo, ply: int) -> None:
+    """A button made for another ply is out of date (the manager checks this too)."""
+    if game.status in (GameStatus.OVER, GameStatus.CANCELLED, GameStatus.ABANDONED):
+        raise ManagerError("game_over")
+    if game.ply != ply:
+        raise ManagerError("stale")
+
+
+# --------------------------------------------------------------------------- lobby
+
+
+async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -> None:
+    bot = bot_of(interaction)
+    manager = bot.manager
+    me = user_ref(interaction)
+
+    async def work() -> Outgoing | None:
+        if cid.action == "join":
+            game = await manager.join(cid.game, me)
+        elif cid.action == "leave":
+            game = await manager.leave_lobby(cid.game, me.id)
+        elif cid.action == "cpu":
+            current = await manager.get_game(cid.game)
+            game = await manager.add_computer(cid.game, me.id, current.options.ai_level)
+        elif cid.action == "start":
+            game = await manager.start(cid.game, me.id)
+        elif cid.action == "cancel":
+            game = await manager.cancel(cid.game, me.id)
+        else:
+            game = await manager.claim_first(cid.game, me.id)
+        tr = await bot.thread_text(game)
+        return messages.lobby_message(tr, game)
+
+    await respond.update(interaction, work())
+
+
+# --------------------------------------------------------------------------- goal draft
+
+
+def _order_from(values: list[str]) -> tuple[int, int, int]:
+    text = values[0] if values else ""
+    if len(text) != 3 or not text.isdigit() or len(set(text)) != 3:
+        raise ManagerError("stale")
+    return int(text[0]), int(text[1]), int(text[2])
+
+
+async def draft_pick(interaction: discord.Interaction[Any], cid: ids.DraftId,
+                     values: list[str]) -> None:
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+
+    async def work() -> Outgoing:
+        order = _order_from(values)
+        game = await bot.manager.get_game(cid.game)
+        _ensure_draft(game, interaction.user.id)
+        return await messages.draft_panel(tr, game, interaction.user.id, order)
+
+    await respond.update(interaction, work())
+
+
+def _ensure_draft(game: GameInfo, user_id: int) -> None:
+    if game.status is not GameStatus.DRAFT:
+        raise ManagerError("game_over" if not game.status.active else "stale")
+    if game.seat_of(user_id) is None:
+        raise ManagerError("not_a_player")
+    if user_id not in game.drafting_user_ids:
+        raise ManagerError("stale")
+
+
+async def draft_confirm(interaction: discord.Interaction[Any], cid: ids.DraftConfirmId) -> None:
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+    uid = interaction.user.id
+
+    async def work() -> Outgoing:
+        game = await bot.manager.get_game(cid.game)
+        _ensure_draft(game, uid)
+        seat = game.seat_of(uid)
+        assert seat is not None and game.state is not None
+        offer = game.state.seats[seat].goal_offer
+        if max(cid.order) >= len(offer):
+            raise ManagerError("stale")
+        goals = [offer[i] for i in cid.order]
+        result = await bot.manager.choose_goals(cid.game, uid, game.ply, goals)
+        return messages.draft_done(tr, result.game, goals)
+
+    await respond.update(interaction, work())
+
+
+async def draft_back(interaction: discord.Interaction[Any], cid: ids.DraftBackId) -> None:
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+
+    async def work() -> Outgoing:
+        game = await bot.manager.get_game(cid.game)
+        _ensure_draft(game, interaction.user.id)
+        return await messages.draft_panel(tr, game, interaction.user.id)
+
+    await respond.update(interaction, work())
+
+
+# --------------------------------------------------------------------------- turn
+
+
+async def cell_pick(interaction: discord.Interaction[Any], cid: ids.CellId,
+                    values: list[str]) -> None:
+    """A cell chosen for a tile: show the tile in place and what it earns (read only)."""
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+    uid = interaction.user.id
+
+    async def work() -> Outgoing:
+        cell = values[0] if values else ""
+        try:
+            cell_index = parse_cell(cell)
+        except ValueError:
+            raise ManagerError("stale") from None
+        events = await bot.manager.preview(cid.game, uid, cid.ply, int(cid.source[1:]),
+                                           cell_index)
+        game = await bot.manager.get_game(cid.game)
+        _ensure_ply(game, cid.ply)
+        step = messages.PanelStep(cid.source, cell.upper(), tuple(events))
+        return await messages.turn_panel(tr, game, uid, step)
+
+    await respond.update(interaction, work())
+
+
+async def take(interaction: discord.Interaction[Any], cid: ids.TakeId) -> None:
+    """The commit: place the tile and take the market tile (or just place, on the last turn)."""
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+    uid = interaction.user.id
+
+    async def work() -> Outgoing:
+        result = await bot.manager.play_turn(cid.game, uid, cid.ply, cid.move_text())
+        return await messages.turn_done(tr, result.game, uid, result.events)
+
+    await respond.update(interaction, work())
+
+
+async def undo(interaction: discord.Interaction[Any], cid: ids.UndoId) -> None:
+    """Back to choosing a tile and a cell (nothing was committed)."""
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+    uid = interaction.user.id
+
+    async def work() -> Outgoing:
+        game = await bot.manager.get_game(cid.game)
+        _ensure_ply(game, cid.ply)
+        if game.seat_of(uid) is None:
+            raise ManagerError("not_a_player")
+        if game.current_user_id != uid:
+            raise ManagerError("not_your_turn")
+        return await messages.turn_panel(tr, game, uid)
+
+    await respond.update(interaction, work())
+
+
+async def show_hand(interaction: discord.Interaction[Any], game_id: int) -> None:
+    """The "Show my hand" button and ``/calico hand``: the private panel, with the turn
+    controls when it is the player's turn (also the fallback when DMs are closed)."""
+    bot = bot_of(interaction)
+    tr = Text(interaction.locale)
+    uid = interaction.user.id
+
+    async def work() -> Outgoing:
+        game = await bot.manager.get_game(game_id)
+        return await hand_panel(tr, game, uid)
+
+    await respond.reply(interaction, work(), ephemeral=True, defer_first=False)
+
+
+async def hand_panel(tr: Text, game: GameInfo, user_id: int) -> Outgoing:
+    if game.seat_of(user_id) is None:
+        raise ManagerError("not_a_player")
+    if game.status is GameStatus.DRAFT and user_id in game.drafting_user_ids:
+        return await messages.draft_panel(tr, game, user_id)
+    return await messages.turn_panel(tr, game, user_id)

@@ -1,0 +1,75 @@
+"""Pictures for messages: the renderer called in a worker thread, with translated labels.
+
+Rendering is CPU work (tens of milliseconds); running it on the event loop would stall every
+other game's clicks, so each call goes through :func:`asyncio.to_thread`. Only views reach the
+renderer (public views for everyone, the player's own private view for their DM), never a
+``GameState``: the bag, the seed and other hands cannot end up in a picture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+import render
+from bot.i18n import Text
+from engine.config import GameConfig
+from engine.events import Event
+from engine.views import PrivateView, PublicView, SeatView
+
+RENDER_LABEL_KEYS = tuple(render.DEFAULT_LABELS)
+
+TURN_PNG = "turn.png"
+QUILT_PNG = "quilt.png"
+TABLE_PNG = "table.png"
+SCORES_PNG = "scores.png"
+GOALS_PNG = "goals.png"
+
+
+def labels(tr: Text) -> dict[str, str]:
+    """The renderer's words in the reader's language (from the ``render.*`` catalogue keys)."""
+    return {key: tr(f"render.{key}") for key in RENDER_LABEL_KEYS}
+
+
+async def turn_image(
+    tr: Text,
+    view: PrivateView,
+    *,
+    name: str | None = None,
+    preview: tuple[int, int, Sequence[Event]] | None = None,
+    legal: Collection[int] | None = None,
+    selected: int | None = None,
+    highlight: int | None = None,
+) -> bytes:
+    """The DM picture: the player's quilt, hand and market (with a previewed placement)."""
+    pv = None if preview is None else render.Preview(preview[0], preview[1], tuple(preview[2]))
+    return await asyncio.to_thread(render.render_turn, view, name=name, preview=pv, legal=legal,
+                                   selected=selected, highlight=highlight, labels=labels(tr))
+
+
+async def quilt_image(
+    tr: Text, seat: SeatView, config: GameConfig, *, name: str | None = None,
+    highlight: int | None = None,
+) -> bytes:
+    return await asyncio.to_thread(render.render_quilt, seat, config, name=name,
+                                   highlight=highlight, labels=labels(tr))
+
+
+async def table_image(tr: Text, view: PublicView, names: Sequence[str]) -> bytes:
+    return await asyncio.to_thread(render.render_table, view, list(names), labels=labels(tr))
+
+
+async def scores_image(tr: Text, view: PublicView, names: Sequence[str]) -> bytes:
+    return await asyncio.to_thread(render.render_scoresheet, view, list(names),
+                                   labels=labels(tr))
+
+
+async def draft_image(
+    tr: Text, offer: Sequence[str], config: GameConfig, seat: SeatView | None = None,
+    goals: tuple[str, str, str] | None = None,
+) -> bytes:
+    """The goal tiles offered; with ``goals``, the board showing them on B3, C4 and D2."""
+    shown = seat if seat is None or goals is None else replace(seat, goals=goals)
+    return await asyncio.to_thread(render.render_draft, list(offer), config, seat=shown,
+                                   labels=labels(tr))

@@ -1,0 +1,352 @@
+"""Message builders: a game snapshot (plus what happened) in, an :class:`Outgoing` out.
+
+One builder per thing a player sees: the lobby, the start of play, the goal draft DM, the turn
+DM (choose a cell / preview / done), the thread's narration of a move, reminders, the end. The
+Discord delivery, the click handlers, ``/calico hand`` and the offline demo all use these, so a
+message looks the same wherever it is produced.
+
+Privacy: a player's panel is built from ``private_view(state, their seat)`` (their own hand only);
+thread posts use ``public_view``. Neither carries the bag or the seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot import presenter as p
+from bot.i18n import Text
+from bot.models import GameInfo, GameStatus
+from bot.ui import images, views
+from bot.ui.outgoing import Outgoing
+from engine.errors import EngineError
+from engine.events import Event, TilePlaced, event_from_dict
+from engine.hexgrid import CELL_BY_NAME, cell_name
+from engine.rules import placements, preview
+from engine.state import TURNS_PER_PLAYER, GameState, Phase
+from engine.views import private_view, public_view
+
+__all__ = ["Outgoing", "PanelStep"]
+
+
+# --------------------------------------------------------------------------- lobby and start
+
+
+def lobby_message(tr: Text, game: GameInfo) -> Outgoing:
+    """The lobby post (edited in place as people join); buttons only while it is open."""
+    open_ = game.status is GameStatus.LOBBY
+    view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_)
+    return Outgoing(p.lobby_text(tr, game), view=view)
+
+
+async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing:
+    """The table picture and the order of play, pinging whoever acts first."""
+    out = Outgoing(p.started_text(tr, game, first_seat))
+    if game.state is not None:
+        png = await images.table_image(tr, public_view(game.state), p.seat_names(game, tr))
+        out.files.append((images.TABLE_PNG, png))
+    if game.status is GameStatus.DRAFT:
+        out.ping = [s.user_id for s in game.seats if s.user_id and s.ai_level is None]
+    elif 0 <= first_seat < len(game.seats):
+        first = game.seats[first_seat]
+        if first.user_id and first.ai_level is None:
+            out.ping = [first.user_id]
+    out.view = views.hand_view(tr, game.id)
+    return out
+
+
+# --------------------------------------------------------------------------- goal draft
+
+
+def _offer(game: GameInfo, seat: int) -> tuple[str, ...]:
+    return () if game.state is None else game.state.seats[seat].goal_offer
+
+
+async def draft_panel(tr: Text, game: GameInfo, user_id: int,
+                      chosen: tuple[int, int, int] | None = None) -> Outgoing:
+    """The goal draft DM: the goals drawn and one select of every arrangement (≤ 24), or, once
+    one is picked, the board showing it with Confirm / Back."""
+    seat = game.seat_of(user_id)
+    state = game.state
+    header = p.panel_header(tr, game)
+    if seat is None or state is None:
+        return Outgoing(header + "\n" + tr("error.not_a_player"))
+    offer = _offer(game, seat)
+    if not offer:
+        return Outgoing(header + "\n" + tr("draft.waiting"))
+    names = ", ".join(p.goal_name(g) for g in offer)
+    scenario = state.config.scenario is not None or len(offer) == 3
+    seat_view = public_view(state).seats[seat]
+    if chosen is None:
+        text = tr("draft.prompt_scenario" if scenario else "draft.prompt", offer=names)
+        options = [(order, p.arrangement_label(tr, offer, order),
+                    p.arrangement_left_out(tr, offer, order))
+                   for order in p.draft_arrangements(offer)]
+        png = await images.draft_image(tr, offer, state.config, seat_view)
+        return Outgoing(header + "\n" + text, [(images.GOALS_PNG, png)],
+                        views.draft_view(tr, game.id, game.ply, options))
+    goals = (offer[chosen[0]], offer[chosen[1]], offer[chosen[2]])
+    arrangement = p.arrangement_label(tr, offer, chosen)
+    png = await images.draft_image(tr, offer, state.config, seat_view, goals)
+    return Outgoing(header + "\n" + tr("draft.chosen", arrangement=arrangement),
+                    [(images.GOALS_PNG, png)],
+                    views.draft_confirm_view(tr, game.id, game.ply, chosen))
+
+
+def draft_done(tr: Text, game: GameInfo, goals: Sequence[str]) -> Outgoing:
+    arrangement = tr("draft.option", b3=p.goal_name(goals[0]), c4=p.goal_name(goals[1]),
+                     d2=p.goal_name(goals[2]))
+    return Outgoing(p.panel_header(tr, game) + "\n" + tr("draft.done", arrangement=arrangement))
+
+
+# --------------------------------------------------------------------------- turn panel
+
+
+@dataclass(frozen=True, slots=True)
+class PanelStep:
+    """Where the player is in their turn: nothing chosen yet, or a tile on a cell."""
+
+    source: str | None = None  # "h0".."h1" / "m0".."m2"
+    cell: str | None = None
+    events: tuple[Event, ...] = ()
+
+
+def _source_index(source: str) -> int:
+    return int(source[1:])
+
+
+def _tile_of(state: GameState, seat: int, source: str) -> int | None:
+    if source.startswith("m"):
+        return state.market[_source_index(source)]
+    hand = state.seats[seat].hand
+    i = _source_index(source)
+    return hand[i] if 0 <= i < len(hand) else None
+
+
+def _is_last_turn(state: GameState, seat: int) -> bool:
+    return len(state.seats[seat].placed) == TURNS_PER_PLAYER - 1
+
+
+def source_choices(tr: Text, state: GameState, seat: int) -> list[views.SourceChoice]:
+    """For each tile the player may place: its legal cells, each described by what it earns
+    (the engine's own preview) and which goal it touches."""
+    cfg = state.config
+    no_hand = cfg.no_hand
+    legal = placements(state, seat)
+    by_source: dict[int, list[int]] = {}
+    for src, cell in legal:
+        by_source.setdefault(src, []).append(cell)
+    goals = state.seats[seat].goals
+    out: list[views.SourceChoice] = []
+    for src in sorted(by_source):
+        source = f"{'m' if no_hand else 'h'}{src}"
+        tile = _tile_of(state, seat, source)
+        options = []
+        for cell in sorted(by_source[src], key=cell_name):
+            try:
+                gains = p.gain_short(tr, preview(state, seat, src, cell))
+            except EngineError:
+                gains = ""
+            hint = p.cell_hint(tr, cfg, goals, cell)
+            options.append(views.CellOption(cell_name(cell), " · ".join(x for x in (gains, hint)
+                                                                         if x)))
+        out.append(views.SourceChoice(source, p.tile_code_name(tr, cfg, tile), tuple(options)))
+    return out
+
+
+def _market_offer(tr: Text, state: GameState) -> list[tuple[int, str]]:
+    return [(k, p.tile_code_name(tr, state.config, t)) for k, t in enumerate(state.market)
+            if t is not None]
+
+
+async def turn_panel(tr: Text, game: GameInfo, user_id: int,
+                     step: PanelStep | None = None) -> Outgoing:
+    """The player's private panel: header with a jump link, the picture (quilt, hand, market),
+    and, on their turn, the controls for the current step."""
+    state = game.state
+    seat = game.seat_of(user_id)
+    header = p.panel_header(tr, game)
+    if state is None or seat is None:
+        return Outgoing(header + "\n" + tr("error.not_a_player"))
+    view = private_view(state, seat)
+    names = p.seat_names(game, tr)
+    lines = [header]
+    cfg = state.config
+    hand = ", ".join(p.tile_code_name(tr, cfg, t) for t in view.hand)
+    my_turn = (game.status is GameStatus.PLAY and state.phase is Phase.PLAY
+               and state.current_seat == seat)
+    controls: views.ItemsView | None = None
+    preview_arg: tuple[int, int, Sequence[Event]] | None = None
+    legal_cells: set[int] | None = None
+    selected: int | None = None
+    if game.status is GameStatus.OVER or state.phase is Phase.OVER:
+        lines.append(tr("panel.over"))
+    elif game.status is GameStatus.DRAFT or state.phase is Phase.DRAFT:
+        lines.append(tr("panel.drafting"))
+    elif not my_turn:
+        current = state.current_seat
+        lines.append(tr("panel.not_your_turn", name=names[current] if current is not None
+                        else "?"))
+    else:
+        number = p.turn_number(game, seat)
+        if game.deadline_at is not None and game.options.players > 1:
+            lines.append(tr("panel.your_turn_deadline", number=number,
+                            deadline=p.timestamp(game.deadline_at)))
+        else:
+            lines.append(tr("panel.your_turn", number=number))
+    if hand:
+        lines.append(tr("panel.hand", tiles=hand))
+    if my_turn and (step is None or step.source is None or step.cell is None):
+        choices = source_choices(tr, state, seat)
+        legal_cells = {CELL_BY_NAME[o.cell] for c in choices for o in c.cells}
+        lines.append(tr("panel.choose_market" if cfg.no_hand else "panel.choose"))
+        controls = views.turn_view(tr, game.id, game.ply, choices, market=cfg.no_hand)
+    elif my_turn and step is not None and step.source is not None and step.cell is not None:
+        tile = _tile_of(state, seat, step.source)
+        cell = CELL_BY_NAME[step.cell]
+        tile_text = p.tile_code_name(tr, cfg, tile)
+        lines.append(p.preview_text(tr, tile_text, step.cell, step.events))
+        if not step.source.startswith("m"):
+            selected = _source_index(step.source)
+        if tile is not None:
+            preview_arg = (cell, tile, step.events)
+        if cfg.no_hand:
+            lines.append(tr("preview.place_market"))
+            market = None
+        elif _is_last_turn(state, seat):
+            lines.append(tr("preview.place"))
+            market = None
+        else:
+            lines.append(tr("preview.take"))
+            market = _market_offer(tr, state)
+        controls = views.preview_view(tr, game.id, game.ply, step.source, step.cell, market)
+    png = await images.turn_image(tr, view, name=names[seat], preview=preview_arg,
+                                  legal=legal_cells, selected=selected)
+    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)], controls)
+
+
+async def turn_done(tr: Text, game: GameInfo, user_id: int, events: Sequence[Event]) -> Outgoing:
+    """The panel once the turn is committed: what happened, the new hand, no controls."""
+    seat = game.seat_of(user_id)
+    summary = p.narrate_turn(tr, tr("term.you"), events)
+    placed = next((e for e in events if isinstance(e, TilePlaced)), None)
+    header = p.panel_header(tr, game)
+    if game.state is None or seat is None:
+        return Outgoing(header + "\n" + tr("panel.done", summary=summary))
+    view = private_view(game.state, seat)
+    highlight = CELL_BY_NAME.get(placed.cell) if placed is not None else None
+    png = await images.turn_image(tr, view, name=p.seat_names(game, tr)[seat],
+                                  highlight=highlight)
+    text = header + "\n" + tr("panel.done", summary=summary)
+    if game.status is GameStatus.PLAY and game.current_user_id != user_id:
+        current = game.current_seat
+        if current is not None:
+            text += "\n" + tr("panel.waiting", name=game.seats[current].name)
+    return Outgoing(p.clip(text, 2000), [(images.TURN_PNG, png)])
+
+
+# --------------------------------------------------------------------------- thread posts
+
+
+def events_from_payload(raw: object) -> list[Event]:
+    """Events as stored in a notice payload (dicts) back into engine events."""
+    out: list[Event] = []
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, Event):
+                out.append(item)
+            elif isinstance(item, dict):
+                try:
+                    out.append(event_from_dict(item))
+                except (KeyError, TypeError, ValueError):
+                    continue
+    return out
+
+
+async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: int,
+                     events: Sequence[Event], *, autoplayed: bool, current: bool) -> Outgoing:
+    """The thread's account of one move: narration, the mover's quilt, the next player pinged.
+
+    ``state`` is the game as it was right after the move (for the picture); ``current`` says the
+    game has not moved on since, so pinging the next player is still right.
+    """
+    names = p.seat_names(game, tr)
+    name = names[seat] if 0 <= seat < len(names) else "?"
+    lines = [p.narrate_turn(tr, name, events, autoplayed=autoplayed)]
+    out = Outgoing()
+    if current:
+        nxt = p.next_player_line(tr, game)
+        if nxt:
+            lines.append(nxt)
+            if game.current_user_id is not None:
+                out.ping = [game.current_user_id]
+    out.content = p.clip("\n".join(x for x in lines if x), 2000)
+    if state is not None and 0 <= seat < len(state.seats):
+        placed = next((e for e in events if isinstance(e, TilePlaced)), None)
+        highlight = CELL_BY_NAME.get(placed.cell) if placed is not None else None
+        seat_view = public_view(state).seats[seat]
+        png = await images.quilt_image(tr, seat_view, state.config, name=name,
+                                       highlight=highlight)
+        out.files.append((images.QUILT_PNG, png))
+    if game.status is GameStatus.PLAY:
+        out.view = views.hand_view(tr, game.id)
+    return out
+
+
+async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -> Outgoing:
+    """The score sheet, the Master Quilter and the tie-break, and the standings."""
+    names = p.seat_names(game, tr)
+    out = Outgoing(p.clip(p.game_over_text(tr, names, events), 2000))
+    if game.state is not None:
+        png = await images.scores_image(tr, public_view(game.state), names)
+        out.files.append((images.SCORES_PNG, png))
+    return out
+
+
+def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
+                     user_id: int, waiting: object = None) -> Outgoing:
+    """A nudge with a jump link; a DM also lists the player's other games waiting for them."""
+    text = p.reminder_text(tr, game, final=final, deadline=game.deadline_at,
+                           in_thread=in_thread, user_id=user_id)
+    others = [int(g) for g in waiting if int(g) != game.id] if isinstance(waiting, list) else []
+    if others and not in_thread:
+        text += "\n" + tr("reminder.also", games=", ".join(f"#{g}" for g in others))
+    return Outgoing(text, ping=[user_id] if in_thread else [])
+
+
+def seat_changed_message(tr: Text, game: GameInfo, seat: int, reason: str) -> Outgoing:
+    return Outgoing(p.seat_changed_text(tr, game, seat, reason))
+
+
+def ended_message(tr: Text, reason: str | None) -> Outgoing:
+    return Outgoing(p.ended_text(tr, reason))
+
+
+def dm_fallback_message(tr: Text, game: GameInfo, user_id: int) -> Outgoing:
+    return Outgoing(tr("fallback.dm_closed", mention=p.mention(user_id)), ping=[user_id],
+                    view=views.hand_view(tr, game.id) if game.status.active else None)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+async def board_message(tr: Text, game: GameInfo, seat: int) -> Outgoing:
+    """``/calico board``: one player's quilt (public information only)."""
+    names = p.seat_names(game, tr)
+    if game.state is None:
+        return Outgoing(p.lobby_text(tr, game))
+    seat_view = public_view(game.state).seats[seat]
+    last = seat_view.placed[-1] if seat_view.placed else None
+    png = await images.quilt_image(tr, seat_view, game.state.config, name=names[seat],
+                                   highlight=last)
+    text = tr("board.title", name=names[seat], game=game.id) + "\n" + p.score_line(
+        tr, names[seat], seat_view.score)
+    return Outgoing(text, [(images.QUILT_PNG, png)])
+
+
+async def status_message(tr: Text, game: GameInfo) -> Outgoing:
+    out = Outgoing(p.status_text(tr, game))
+    if game.state is not None and game.status in (GameStatus.PLAY, GameStatus.DRAFT):
+        png = await images.table_image(tr, public_view(game.state), p.seat_names(game, tr))
+        out.files.append((images.TABLE_PNG, png))
+    return out

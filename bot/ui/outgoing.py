@@ -1,0 +1,56 @@
+"""A message ready to send: text, PNG files, components and who it may ping.
+
+Builders (:mod:`bot.ui.messages`) produce an :class:`Outgoing`; the interaction helpers, the
+outbox delivery and the offline demo each turn it into their own kind of send. Keeping the files
+as bytes lets one message be sent twice (a retry) without a consumed file handle.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+
+@dataclass(slots=True)
+class Outgoing:
+    content: str = ""
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    view: discord.ui.View | None = None
+    ping: list[int] = field(default_factory=list)  # user ids this message may notify
+
+    def discord_files(self) -> list[discord.File]:
+        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+
+    def allowed_mentions(self) -> discord.AllowedMentions:
+        """Only the listed users are pinged; never roles or @everyone."""
+        users: list[discord.abc.Snowflake] = [discord.Object(id=u) for u in self.ping]
+        return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                       users=users if users else False)
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``Messageable.send`` / ``followup.send`` / ``send_message``."""
+        kwargs: dict[str, Any] = {
+            "content": self.content or None,
+            "allowed_mentions": self.allowed_mentions(),
+        }
+        if self.files:
+            kwargs["files"] = self.discord_files()
+        if self.view is not None:
+            kwargs["view"] = self.view
+        return kwargs
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for an edit that *replaces* the attachments and the components.
+
+        Editing with ``files=`` would append to the old pictures; ``attachments=`` replaces them.
+        An empty view (``None``) removes the old buttons.
+        """
+        return {
+            "content": self.content or None,
+            "attachments": self.discord_files(),
+            "view": self.view,
+            "allowed_mentions": self.allowed_mentions(),
+        }

@@ -1,0 +1,144 @@
+"""Answering interactions inside Discord's 3-second window, whatever the work costs.
+
+The work (storage, rendering) starts at once as a task. If it finishes within ``budget`` seconds
+(the common case: a turn step takes tens of milliseconds), the answer *is* the first response:
+one round trip, and a component click edits its message in place (``response.edit_message``).
+If it is slower, the interaction is deferred before the budget runs out and the answer follows as
+an edit of the original response or a follow-up. Either way Discord hears from us in time.
+
+Player-facing refusals (errors with a ``code``) become a short ephemeral reply and change
+nothing; anything else is logged and answered with a generic apology.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import Any
+
+import discord
+
+from bot.i18n import Text
+from bot.replies import is_expected, reply_for
+from bot.ui.outgoing import Outgoing
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET = 1.5  # seconds; Discord allows 3 from the event's creation
+
+
+async def _settle(
+    task: asyncio.Task[Outgoing | None], budget: float
+) -> tuple[bool, Outgoing | None, BaseException | None]:
+    """(finished in time, result, error)."""
+    done, _ = await asyncio.wait({task}, timeout=budget)
+    if not done:
+        return False, None, None
+    exc = task.exception()
+    if exc is not None:
+        return True, None, exc
+    return True, task.result(), None
+
+
+def _error_text(tr: Text, exc: BaseException) -> str:
+    if is_expected(exc):
+        return reply_for(tr, exc)
+    log.error("interaction failed", exc_info=exc)
+    return tr("error.generic")
+
+
+async def _private(interaction: discord.Interaction[Any], text: str) -> None:
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not send a private reply", exc_info=True)
+
+
+async def update(
+    interaction: discord.Interaction[Any],
+    work: Awaitable[Outgoing | None],
+    *,
+    budget: float = DEFAULT_BUDGET,
+) -> None:
+    """Answer a component click by editing its message with the result of ``work``.
+
+    ``work`` returning None means "nothing to change" (the click is acknowledged silently).
+    """
+    tr = Text(interaction.locale)
+    task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
+    in_time, out, exc = await _settle(task, budget)
+    if not in_time:
+        try:
+            await interaction.response.defer()
+        except discord.HTTPException:
+            log.warning("could not defer a slow click", exc_info=True)
+        try:
+            out = await task
+        except Exception as late:
+            await _private(interaction, _error_text(tr, late))
+            return
+        if out is not None:
+            await interaction.edit_original_response(**out.edit_kwargs())
+        return
+    if exc is not None:
+        await _private(interaction, _error_text(tr, exc))
+        return
+    if out is None:
+        await interaction.response.defer()
+        return
+    await interaction.response.edit_message(**out.edit_kwargs())
+
+
+async def reply(
+    interaction: discord.Interaction[Any],
+    work: Awaitable[Outgoing | None],
+    *,
+    ephemeral: bool = True,
+    budget: float = DEFAULT_BUDGET,
+    defer_first: bool = True,
+) -> None:
+    """Answer with a new message built by ``work`` (a slash command, or a click that opens a panel).
+
+    With ``defer_first`` (slash commands that read storage or render) the interaction is deferred
+    before any work; otherwise the work races the budget as in :func:`update`.
+    """
+    tr = Text(interaction.locale)
+    if defer_first and not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
+    if interaction.response.is_done():
+        try:
+            out = await task
+        except Exception as failed:
+            await _private(interaction, _error_text(tr, failed))
+            return
+        if out is not None:
+            await interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
+        return
+    in_time, out, exc = await _settle(task, budget)
+    if not in_time:
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        try:
+            out = await task
+        except Exception as late:
+            await _private(interaction, _error_text(tr, late))
+            return
+        if out is not None:
+            await interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
+        return
+    if exc is not None:
+        await _private(interaction, _error_text(tr, exc))
+        return
+    if out is None:
+        return
+    await interaction.response.send_message(ephemeral=ephemeral, **out.send_kwargs())
+
+
+async def refuse(interaction: discord.Interaction[Any], error: BaseException | str) -> None:
+    """A short private refusal (``error`` is an exception with a code, or a catalogue code)."""
+    tr = Text(interaction.locale)
+    await _private(interaction, reply_for(tr, error))
