@@ -140,6 +140,7 @@ class Database:
         self.path = path
         self.version = version
         self._checkpointer: asyncio.Task[None] | None = None
+        self._checkpoint_conn: aiosqlite.Connection | None = None
         # aiosqlite has no public "run this callable on the connection's thread"; its private
         # _execute is the primitive every public method is built on (present since 0.1).
         self._submit: Callable[..., Awaitable[Any]] = conn._execute
@@ -159,21 +160,22 @@ class Database:
             await conn.close()
             raise
         if not memory:
-            db._checkpointer = asyncio.create_task(db._checkpoint_loop())
+            # Opened here, not inside the task: a task cancelled while its connection is still
+            # opening would leave a thread touching the files after close() returned.
+            ckpt = await aiosqlite.connect(name, isolation_level=None)
+            await ckpt.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db._checkpoint_conn = ckpt
+            db._checkpointer = asyncio.create_task(db._checkpoint_loop(ckpt))
         return db
 
-    async def _checkpoint_loop(self) -> None:
-        conn = await aiosqlite.connect(self.path, isolation_level=None)
-        try:
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            while True:
-                await asyncio.sleep(CHECKPOINT_SECONDS)
-                try:
-                    await conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except sqlite3.Error as e:
-                    log.warning("WAL checkpoint failed: %s", e)
-        finally:
-            await conn.close()
+    @staticmethod
+    async def _checkpoint_loop(conn: aiosqlite.Connection) -> None:
+        while True:
+            await asyncio.sleep(CHECKPOINT_SECONDS)
+            try:
+                await conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as e:
+                log.warning("WAL checkpoint failed: %s", e)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(connection, *args)`` on the worker thread; its result or exception comes back."""
@@ -186,6 +188,9 @@ class Database:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checkpointer
             self._checkpointer = None
+        if self._checkpoint_conn is not None:
+            await self._checkpoint_conn.close()
+            self._checkpoint_conn = None
         await self._conn.close()
 
 
