@@ -4,7 +4,9 @@ Plays turns of a two-player game (alice and bob take turns through their DMs) an
 each click, the span from the moment the fake Discord dispatches the interaction to the moment
 the bot's answer (the edited message, picture included) has reached it. Two kinds of click:
 choosing a cell (the preview: a render plus an engine preview) and taking a market tile (the
-commit: storage, the manager, a render). Prints the machine and median / p90 / p99 / max.
+commit: storage and the manager; the answer keeps the preview picture and draws nothing, the
+new quilt goes to the thread through the outbox). Prints the machine and median / p90 / p99 /
+max.
 
     .venv/bin/python -m benchmarks.bench_bot [--turns N]
 """

@@ -13,7 +13,9 @@
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
   ``manager.dm_failed``, which posts the "use /calico hand" notice in the thread once. A reminder
   that cannot go by DM is also posted in the thread, pinging the player, so they still hear of
-  it.
+  it; while their DMs are known to be closed the manager queues reminders for the thread in the
+  first place (a ``reminder`` notice without ``user_id``, the person in its payload), posted
+  with a jump link and the "Show my hand" button.
 - Languages: a DM reads in the recipient's stored locale; a thread post in the host's.
 """
 
@@ -61,27 +63,26 @@ class Locales(Protocol):
 
 
 class LocaleSource:
-    """Reads users' stored locales (kept by the manager) with a small in-memory cache."""
+    """Users' languages: the locale the manager stored for each (``Manager.user_locale``).
+
+    ``remember`` covers the moment between an interaction and the manager storing its user (a
+    host's lobby being created): a stored locale always wins over a remembered one.
+    """
 
     def __init__(self, manager: Manager) -> None:
         self.manager = manager
-        self._cache: dict[int, str] = {}
+        self._remembered: dict[int, str] = {}
 
     async def locale(self, user_id: int | None) -> str:
         if user_id is None:
             return "en-US"
-        cached = self._cache.get(user_id)
-        if cached is not None:
-            return cached
-        row = await self.manager.store.get_user(user_id)
-        locale = (row.locale if row is not None else None) or "en-US"
-        if len(self._cache) > 10_000:
-            self._cache.clear()
-        self._cache[user_id] = locale
-        return locale
+        stored = await self.manager.user_locale(user_id, default="")
+        return stored or self._remembered.get(user_id) or "en-US"
 
     def remember(self, user_id: int, locale: str) -> None:
-        self._cache[user_id] = locale
+        if len(self._remembered) > 10_000:
+            self._remembered.clear()
+        self._remembered[user_id] = locale
 
     async def text_for(self, user_id: int | None) -> Text:
         return Text(await self.locale(user_id))
@@ -139,12 +140,13 @@ class NoticeRenderer:
             events = messages.events_from_payload(payload.get("events"))
             return await messages.game_over_message(tr, game, events)
         if kind is NoticeKind.REMINDER:
-            assert notice.user_id is not None
-            if game.current_user_id != notice.user_id and \
-                    notice.user_id not in game.drafting_user_ids:
-                return None
+            # A DM; or, when their DMs are closed, a thread post naming them in the payload.
+            uid = notice.user_id if notice.user_id is not None \
+                else int(payload.get("user_id") or 0)
+            if game.current_user_id != uid and uid not in game.drafting_user_ids:
+                return None  # they acted meanwhile
             return messages.reminder_message(tr, game, final=bool(payload.get("final")),
-                                             in_thread=False, user_id=notice.user_id,
+                                             in_thread=notice.user_id is None, user_id=uid,
                                              waiting=payload.get("waiting"))
         if kind is NoticeKind.SEAT_CHANGED:
             return messages.seat_changed_message(tr, game, int(payload.get("seat", 0)),
@@ -206,7 +208,8 @@ class DiscordDelivery:
         assert notice.user_id is not None
         tr = await self.renderer.thread_text(game)
         out = messages.reminder_message(tr, game, final=bool(notice.payload.get("final")),
-                                        in_thread=True, user_id=notice.user_id)
+                                        in_thread=True, user_id=notice.user_id,
+                                        waiting=notice.payload.get("waiting"))
         try:
             await self._post(notice, game, out, nonce=nonce_for(notice.key + "t"))
         except DeliveryError:

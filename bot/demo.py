@@ -30,7 +30,7 @@ from bot.outbox import Dispatcher
 from bot.ui import messages
 from bot.ui.outgoing import Outgoing
 from engine.ai import Player, make_player
-from engine.moves import ChooseGoals, PlaceTile
+from engine.moves import ChooseGoals, Move, PlaceTile
 from engine.rules import legal_moves
 from engine.views import private_view
 
@@ -194,22 +194,24 @@ def _player(level: str, seed: int) -> Player:
         return make_player("random", seed)
 
 
-async def _choose_goals(manager: Manager, game: GameInfo, uid: int,
-                        players: dict[int, Player]) -> None:
+def _pick(game: GameInfo, uid: int, players: dict[int, Player]) -> Move:
+    """What this demo player's computer chooses, from what the player may see."""
     seat = game.seat_of(uid)
     assert seat is not None and game.state is not None
     legal = legal_moves(game.state, seat)
-    move = players[uid].choose(private_view(game.state, seat), legal)
+    return players[uid].choose(private_view(game.state, seat), legal)
+
+
+async def _choose_goals(manager: Manager, game: GameInfo, uid: int,
+                        players: dict[int, Player]) -> None:
+    move = _pick(game, uid, players)
     assert isinstance(move, ChooseGoals)
     await manager.choose_goals(game.id, uid, game.ply, list(move.goals))
 
 
 async def _take_turn(manager: Manager, game: GameInfo, uid: int,
                      players: dict[int, Player]) -> None:
-    seat = game.seat_of(uid)
-    assert seat is not None and game.state is not None
-    legal = legal_moves(game.state, seat)
-    move = players[uid].choose(private_view(game.state, seat), legal)
+    move = _pick(game, uid, players)
     assert isinstance(move, PlaceTile)
     await manager.play_turn(game.id, uid, game.ply, move.text())
 

@@ -228,6 +228,11 @@ class _Tx:
         self.thread(NoticeKind.DM_FALLBACK, user_id=row.user_id, seat=seat)
 
 
+def _renumbered(seats: Sequence[SeatRow]) -> tuple[SeatRow, ...]:
+    """The seats left in a lobby, numbered 0..n-1 again."""
+    return tuple(replace(s, seat=i) for i, s in enumerate(seats))
+
+
 def _iso(ms: int | None) -> str | None:
     return None if ms is None else from_ms(ms).isoformat()
 
@@ -309,6 +314,12 @@ class Manager:
                 self._users.popitem(last=False)
         return u
 
+    def _remember_user(self, user_id: int, name: str, locale: str | None) -> None:
+        """Keep a cached user row in step with a name and locale just stored."""
+        u = self._users.get(user_id)
+        if u is not None:
+            self._users[user_id] = replace(u, name=name, locale=locale or u.locale)
+
     def _dm_closed(self, user_id: int) -> bool:
         u = self._users.get(user_id)
         if u is None or u.dm_closed_at is None:
@@ -378,9 +389,7 @@ class Manager:
         self._cache[g.id] = new
         self._cache.move_to_end(g.id)
         for user_id, name, locale in tx.user_names:
-            u = self._users.get(user_id)
-            if u is not None:
-                self._users[user_id] = replace(u, name=name, locale=locale or u.locale)
+            self._remember_user(user_id, name, locale)
         for user_id, changes in tx.user_updates:
             self._users[user_id] = replace(await self._user(user_id), **changes)
         return new
@@ -425,6 +434,18 @@ class Manager:
             raise ManagerError(ErrorCode.NOT_A_PLAYER, "you are not playing in this game")
         return seat
 
+    @classmethod
+    def _require_turn(cls, g: _Game, user_id: int, ply: int) -> tuple[GameState, int]:
+        """The state and the seat of a person acting on their turn from a button made for
+        ``ply``; in this order: not started / ended, not a player, stale, not their turn."""
+        state = cls._require_started(g)
+        seat = cls._require_person(g, user_id).seat
+        if ply != g.ply:
+            raise ManagerError(ErrorCode.STALE, "that button is out of date")
+        if g.status is not GameStatus.PLAY or state.current_seat != seat:
+            raise ManagerError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+        return state, seat
+
     # ------------------------------------------------------------------ lobby
 
     async def create_game(self, host: UserRef, guild_id: int, channel_id: int,
@@ -445,6 +466,7 @@ class Manager:
                   version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
                   updated_at=now, seats=seats)
         self._remember(g)
+        self._remember_user(host.id, host.name, host.locale)
         return self._info(g)
 
     async def attach_thread(self, game_id: int, thread_id: int | None,
@@ -468,9 +490,14 @@ class Manager:
             tx = await self._begin(g)
             tx.set(seats=(*g.seats, SeatRow(len(g.seats), user.id, user.name)))
             tx.user_names.append((user.id, user.name, user.locale))
-            tx.activity = True
-            tx.thread(NoticeKind.LOBBY)
-            return self._info(await self._commit(tx))
+            return await self._lobby_changed(tx)
+
+    async def _lobby_changed(self, tx: _Tx) -> GameInfo:
+        """Commit a change someone made in the lobby: it counts as activity, and the lobby
+        message is refreshed."""
+        tx.activity = True
+        tx.thread(NoticeKind.LOBBY)
+        return self._info(await self._commit(tx))
 
     async def leave_lobby(self, game_id: int, user_id: int) -> GameInfo:
         async with self._lock(game_id):
@@ -485,14 +512,14 @@ class Manager:
         tx.activity = True
         people = [s for s in rest if s.ai_level is None]
         if not people:
-            tx.set(seats=tuple(replace(s, seat=i) for i, s in enumerate(rest)),
+            tx.set(seats=_renumbered(rest),
                    status=GameStatus.CANCELLED, end_reason="cancelled")
             tx.thread(NoticeKind.LOBBY)
             tx.thread(NoticeKind.ENDED, reason="cancelled")
             return await self._commit(tx)
         host = g.host_id if g.host_id != user_id else people[0].user_id
         assert host is not None
-        tx.set(seats=tuple(replace(s, seat=i) for i, s in enumerate(rest)), host_id=host,
+        tx.set(seats=_renumbered(rest), host_id=host,
                first_user_id=None if g.first_user_id == user_id else g.first_user_id)
         tx.thread(NoticeKind.LOBBY)
         return await self._commit(tx)
@@ -510,9 +537,7 @@ class Manager:
                 raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
             tx = await self._begin(g)
             tx.set(seats=(*g.seats, SeatRow(len(g.seats), None, f"Computer ({level})", level)))
-            tx.activity = True
-            tx.thread(NoticeKind.LOBBY)
-            return self._info(await self._commit(tx))
+            return await self._lobby_changed(tx)
 
     async def remove_computer(self, game_id: int, by_user_id: int, seat: int) -> GameInfo:
         async with self._lock(game_id):
@@ -523,10 +548,8 @@ class Manager:
                 raise ManagerError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not a computer")
             rest = [s for s in g.seats if s.seat != seat]
             tx = await self._begin(g)
-            tx.set(seats=tuple(replace(s, seat=i) for i, s in enumerate(rest)))
-            tx.activity = True
-            tx.thread(NoticeKind.LOBBY)
-            return self._info(await self._commit(tx))
+            tx.set(seats=_renumbered(rest))
+            return await self._lobby_changed(tx)
 
     async def claim_first(self, game_id: int, user_id: int) -> GameInfo:
         """The "who most recently pet a cat" race: the first seated person to click goes first.
@@ -543,9 +566,7 @@ class Manager:
                 raise ManagerError(ErrorCode.NOT_ALLOWED, "someone else pet the cat first")
             tx = await self._begin(g)
             tx.set(first_user_id=user_id)
-            tx.activity = True
-            tx.thread(NoticeKind.LOBBY)
-            return self._info(await self._commit(tx))
+            return await self._lobby_changed(tx)
 
     async def cancel(self, game_id: int, by_user_id: int) -> GameInfo:
         async with self._lock(game_id):
@@ -621,12 +642,7 @@ class Manager:
         played before this returns, each committed on its own."""
         async with self._lock(game_id):
             g = await self._load(game_id)
-            state = self._require_started(g)
-            seat = self._require_person(g, user_id).seat
-            if ply != g.ply:
-                raise ManagerError(ErrorCode.STALE, "that button is out of date")
-            if g.status is not GameStatus.PLAY or state.current_seat != seat:
-                raise ManagerError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+            _, seat = self._require_turn(g, user_id, ply)
             move = parse_move(seat, move_text)
             g, events = await self._apply(g, seat, move, "user")
             g = await self._run_computers(g)
@@ -637,12 +653,7 @@ class Manager:
         """What placing hand tile ``source`` (market slot, without a hand) on ``cell`` would
         earn. Read only."""
         g = await self._load(game_id)
-        state = self._require_started(g)
-        seat = self._require_person(g, user_id).seat
-        if ply != g.ply:
-            raise ManagerError(ErrorCode.STALE, "that button is out of date")
-        if g.status is not GameStatus.PLAY or state.current_seat != seat:
-            raise ManagerError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+        state, seat = self._require_turn(g, user_id, ply)
         if isinstance(cell, str):
             try:
                 cell = parse_cell(cell)
@@ -941,7 +952,9 @@ class Manager:
         keep = int(self.config.outbox_keep.total_seconds() * 1000)
         pruned = await self.store.prune_outbox(now - keep)
         return SweepReport(
-            reminders=counts.get("reminder", 0), reminders_skipped=counts.get("skipped", 0),
+            reminders=counts.get("reminder", 0) + counts.get("reminder_thread", 0),
+            reminders_in_thread=counts.get("reminder_thread", 0),
+            reminders_skipped=counts.get("skipped", 0),
             autoplayed=counts.get(Step.AUTOPILOT, 0), converted=counts.get(Step.CONVERT, 0),
             computer_moves=counts.get(Step.COMPUTER_MOVE, 0), stalled=counts.get(Step.STALL, 0),
             ended=counts.get("idle", 0), pruned=pruned, details=details)
@@ -994,12 +1007,16 @@ class Manager:
 
     async def _remind(self, g: _Game, timer: TimerRow, final: bool, next_due: int | None,
                       now: int) -> str:
+        """A reminder for the seat of ``timer``: a DM, or, while their DMs are closed, a post in
+        the game's thread that pings them. Either way at most one per ``reminder_gap`` per
+        person, and none at all for someone who turned reminders off."""
         row = g.seats[timer.seat]
         assert row.user_id is not None
         user = await self._user(row.user_id)
         gap = int(self.config.reminder_gap.total_seconds() * 1000)
-        send = (user.reminders and not self._dm_closed(row.user_id)
-                and (user.last_reminder_at is None or now - user.last_reminder_at >= gap))
+        send = user.reminders and (user.last_reminder_at is None
+                                   or now - user.last_reminder_at >= gap)
+        in_thread = send and self._dm_closed(row.user_id)
         # One reminder names every game waiting for them, so the rate limit loses nothing
         # they were not told about within the last gap.
         waiting = await self.store.waiting_games(row.user_id) if send else []
@@ -1007,12 +1024,19 @@ class Manager:
         tx.upsert_timers.append(replace(timer, due_at=next_due or now,
                                         reminders=timer.reminders + 1))
         if send:
-            tx.dm(timer.seat, NoticeKind.REMINDER, seat=timer.seat,
-                  deadline_at=_iso(timer.deadline_at), final=final,
-                  action=g.options.timeout_action.value, phase=g.status.value, waiting=waiting)
+            payload: dict[str, Any] = {
+                "seat": timer.seat, "deadline_at": _iso(timer.deadline_at), "final": final,
+                "action": g.options.timeout_action.value, "phase": g.status.value,
+                "waiting": waiting}
+            if in_thread:
+                tx.thread(NoticeKind.REMINDER, user_id=row.user_id, in_thread=True, **payload)
+            else:
+                tx.dm(timer.seat, NoticeKind.REMINDER, **payload)
             tx.user_updates.append((row.user_id, {"last_reminder_at": now}))
         await self._commit(tx)
-        return "reminder" if send else "skipped"
+        if not send:
+            return "skipped"
+        return "reminder_thread" if in_thread else "reminder"
 
     # ------------------------------------------------------------------ queries
 
@@ -1057,6 +1081,11 @@ class Manager:
         u = await self._user(user_id)
         return UserSettings(user_id, u.reminders,
                             None if u.dm_closed_at is None else from_ms(u.dm_closed_at))
+
+    async def user_locale(self, user_id: int, default: str = "en-US") -> str:
+        """The Discord locale stored with this person (from their last lobby, join or game
+        start), else ``default``: the language of their DMs."""
+        return (await self._user(user_id)).locale or default
 
     async def set_settings(self, user_id: int, reminders: bool) -> UserSettings:
         row = await self.store.set_user(user_id, reminders=int(reminders))

@@ -284,12 +284,13 @@ class LeaderboardEntry:
 class SweepReport:
     """What one ``Manager.sweep()`` did (for logs and tests)."""
 
-    reminders: int = 0  # reminder notices enqueued
-    reminders_skipped: int = 0  # due reminders not sent (setting off, rate limit, DMs closed)
+    reminders: int = 0  # reminder notices enqueued (by DM or, DMs closed, in the thread)
+    reminders_skipped: int = 0  # due reminders not sent (setting off, rate limit)
     autoplayed: int = 0  # moves played for an absent player
     converted: int = 0  # seats turned into computer players on timeout
     computer_moves: int = 0  # computer turns picked up (e.g. after a restart)
     stalled: int = 0  # turns that reached the reminder cut-off
     ended: int = 0  # games ended as idle
     pruned: int = 0  # old delivered notices deleted
+    reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
     details: list[str] = field(default_factory=list)

@@ -446,8 +446,10 @@ def reminder_text(tr: Text, game: GameInfo, *, final: bool, deadline: dt.datetim
     when = timestamp(deadline) if deadline is not None else "—"
     action = tr(f"timeout.{game.options.timeout_action.value}")
     if in_thread:
+        # Their DMs are closed: the nudge pings them in the thread, with the same jump link.
         key = "reminder.thread_final" if final else "reminder.thread"
-        return tr(key, mention=mention(user_id or 0), deadline=when, action=action)
+        return tr(key, mention=mention(user_id or 0), game=game.id, url=thread_url(game),
+                  deadline=when, action=action)
     key = "reminder.final" if final else "reminder.text"
     return tr(key, game=game.id, url=thread_url(game), deadline=when, action=action)
 

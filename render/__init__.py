@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from PIL import Image
 
 from engine.config import GameConfig
+from engine.events import ScenarioResult
 from engine.state import TURNS_PER_PLAYER
 from engine.views import PrivateView, PublicView, SeatView
 from render import theme
@@ -23,6 +24,7 @@ from render.draft import draw_draft
 from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
+from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
 from render.table import draw_table
@@ -31,6 +33,7 @@ from render.theme import DEFAULT_LABELS
 __all__ = [
     "DEFAULT_LABELS",
     "DEFAULT_RADIUS",
+    "RULES_TOPICS",
     "Preview",
     "QuiltLayout",
     "cell_center",
@@ -40,6 +43,7 @@ __all__ = [
     "render_draft",
     "render_hand_market",
     "render_quilt",
+    "render_rules",
     "render_scoresheet",
     "render_strip",
     "render_table",
@@ -161,10 +165,13 @@ def render_scoresheet(
     names: Sequence[str],
     *,
     labels: Mapping[str, str] | None = None,
+    scenario: ScenarioResult | None = None,
 ) -> bytes:
     """The final score sheet: goals, cats, buttons and total per player, best first; the
-    Master Quilter marked, and the tie-break said when points alone did not decide."""
-    return to_png(draw_scoresheet(view, names, labels=labels))
+    Master Quilter marked, and the tie-break said when points alone did not decide. With
+    ``scenario`` (the engine's ``ScenarioResult`` of a solo scenario): passed or not, and
+    each target's needed / reached, green when met and red when missed."""
+    return to_png(draw_scoresheet(view, names, labels=labels, scenario=scenario))
 
 
 def render_draft(
@@ -177,3 +184,15 @@ def render_draft(
     """The goal tiles offered for the draft (``PrivateView.goal_offer``), numbered 1-4, each
     with its values and an example; with ``seat``, the board showing B3, C4 and D2."""
     return to_png(draw_draft(offer, config, seat=seat, labels=labels))
+
+
+RULES_TOPICS: tuple[str, ...] = tuple(RULES_PICTURES)
+
+
+def render_rules(topic: str, *, labels: Mapping[str, str] | None = None) -> bytes:
+    """A picture for ``/calico rules`` (``topic`` in :data:`RULES_TOPICS`): ``cats`` (the ten
+    cats, points and needs), ``goals`` (the six design goals and their values) or ``buttons``
+    (buttons and the rainbow). It shows pieces, not a game: no view needed."""
+    if topic not in RULES_PICTURES:
+        raise ValueError(f"no rules picture for {topic!r}; one of {', '.join(RULES_TOPICS)}")
+    return to_png(RULES_PICTURES[topic](labels))

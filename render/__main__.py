@@ -1,7 +1,8 @@
 """Command line: draw a quilt record, or a gallery of sample images from seeded games.
 
     python -m render quilt FILE OUT.png   # FILE: a quilt record (JSON; "-" for stdin)
-    python -m render gallery DIR          # sample quilts, turns, tables, score sheets, drafts
+    python -m render gallery DIR          # sample quilts, turns, tables, score sheets, drafts,
+                                          # and the /calico rules pictures
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from engine.scoring import breakdown
 from engine.state import SeatState
 from engine.views import SeatView, private_view, public_view
 from render import (
+    RULES_TOPICS,
     render_draft,
     render_quilt,
+    render_rules,
     render_scoresheet,
     render_table,
     render_turn,
@@ -117,6 +120,10 @@ def gallery(out: Path) -> list[Path]:
     fpub = public_view(fam)
     save("quilt_family.png", render_quilt(fpub.seats[0], fam.config, name=NAMES[0]))
     save("table_3p_family.png", render_table(fpub, names(3)))
+
+    # The /calico rules pictures.
+    for topic in RULES_TOPICS:
+        save(f"rules_{topic}.png", render_rules(topic))
     return written
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -142,3 +143,31 @@ def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
         s = fit(s, f, max_w)
     ImageDraw.Draw(img).text(at, s, font=f, fill=fill, anchor=anchor)
     return f.getlength(s)
+
+
+def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],
+             at: tuple[float, float], max_w: float, *, hex_radius: int = 36,
+             max_cell: int = 16) -> None:
+    """What a cat needs, centred on ``at``: its shape as little hexes (at most ``max_w`` px
+    wide), or, for a size cat, ``min_size+`` on a pale hex of ``hex_radius``."""
+    if shape:
+        xs = [q + r / 2 for q, r in shape]
+        units = (max(xs) - min(xs) + 1) * math.sqrt(3)
+        cell_r = max(6, min(max_cell, int(max_w / units)))
+        paste_at(img, sprites.shape_sprite(tuple(shape), cell_r), at)
+        return
+    paste_at(img, sprites.size_hex_sprite(hex_radius), at)
+    f = theme.font(round(hex_radius * 30 / 36), theme.BLACK)
+    ImageDraw.Draw(img).text((at[0], at[1] + 1), f"{min_size}+", font=f, fill=theme.INK,
+                             anchor="mm")
+
+
+def wrap(s: str, f: FreeTypeFont, max_w: float) -> list[str]:
+    """``s`` broken into lines at spaces so each fits ``max_w`` px in font ``f``."""
+    lines: list[str] = []
+    for word in s.split():
+        if lines and f.getlength(lines[-1] + " " + word) <= max_w:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines

@@ -42,6 +42,31 @@ def example_ring(counts: tuple[int, ...], radius: int) -> Image.Image:
     return pen.image()
 
 
+def goal_card(img: Image.Image, box: tuple[float, float, float, float], symbol: str,
+              counts: tuple[int, ...], one_way: int, both_ways: int,
+              labels: Mapping[str, str] | None, *, number: int | None = None) -> None:
+    """A design goal on a card (``box`` = x, y, width, height): the tile, its ``number`` badge
+    (as the bot's buttons number the offer), a ring of neighbours meeting it, and its two
+    values with their words."""
+    x0, y0, card_w, card_h = box
+    panel(img, (x0, y0, x0 + card_w, y0 + card_h), radius=16)
+    cx = x0 + card_w / 2
+    gy = y0 + 20 + GOAL_RADIUS
+    paste_at(img, sprites.shadow_sprite(GOAL_RADIUS), (cx, gy))
+    paste_at(img, sprites.goal_sprite(symbol, one_way, both_ways, GOAL_RADIUS), (cx, gy))
+    if number is not None:
+        badge(img, (cx, gy + GOAL_RADIUS + 4), str(number), 17)
+    paste_at(img, example_ring(counts, 15), (cx, gy + GOAL_RADIUS + 86))
+    # Values as two rows, label left and points right, so long words still fit.
+    for row, (key, value, ink) in enumerate((("one_way", one_way, theme.INK_SOFT),
+                                             ("both_ways", both_ways, theme.INK))):
+        vy = y0 + card_h - 64 + row * 32
+        text(img, (x0 + 18, vy), theme.label(labels, key), 17, weight=theme.BOLD,
+             fill=theme.INK_SOFT, anchor="lm", max_w=card_w - 80)
+        text(img, (x0 + card_w - 18, vy), str(value), 26, weight=theme.BLACK, fill=ink,
+             anchor="rm")
+
+
 def draw_draft(
     offer: Sequence[str],
     config: GameConfig,
@@ -63,28 +88,11 @@ def draw_draft(
     img = Image.new("RGB", (width, title_h + card_h + board_h + MARGIN), theme.BACKGROUND)
     text(img, (width / 2, title_h * 0.55), theme.label(labels, "choose_goals"), 32,
          weight=theme.BLACK, anchor="mm", max_w=width - 2 * MARGIN)
-    one_way = theme.label(labels, "one_way")
-    both_ways = theme.label(labels, "both_ways")
     for k, gid in enumerate(offer):
         rule = config.goal(gid)
         x0 = MARGIN + k * (card_w + 12)
-        y0 = float(title_h)
-        panel(img, (x0, y0, x0 + card_w, y0 + card_h), radius=16)
-        cx = x0 + card_w / 2
-        gy = y0 + 20 + GOAL_RADIUS
-        paste_at(img, sprites.shadow_sprite(GOAL_RADIUS), (cx, gy))
-        paste_at(img, sprites.goal_sprite(symbols.get(gid, gid), rule.one_way, rule.both_ways,
-                                          GOAL_RADIUS), (cx, gy))
-        badge(img, (cx, gy + GOAL_RADIUS + 4), str(k + 1), 17)
-        paste_at(img, example_ring(rule.counts, 15), (cx, gy + GOAL_RADIUS + 86))
-        # Values as two rows, label left and points right, so long words still fit.
-        for row, (words, value, ink) in enumerate(((one_way, rule.one_way, theme.INK_SOFT),
-                                                   (both_ways, rule.both_ways, theme.INK))):
-            vy = y0 + card_h - 64 + row * 32
-            text(img, (x0 + 18, vy), words, 17, weight=theme.BOLD, fill=theme.INK_SOFT,
-                 anchor="lm", max_w=card_w - 80)
-            text(img, (x0 + card_w - 18, vy), str(value), 26, weight=theme.BLACK, fill=ink,
-                 anchor="rm")
+        goal_card(img, (x0, float(title_h), card_w, card_h), symbols.get(gid, gid),
+                  rule.counts, rule.one_way, rule.both_ways, labels, number=k + 1)
     if seat is not None:
         q = draw_quilt(seat, config, radius=24, header=False, hints=False)
         img.paste(q, (round((width - q.width) / 2), title_h + card_h + 10))

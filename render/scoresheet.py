@@ -1,4 +1,5 @@
-"""The score sheet at the end: goals, cats, buttons and totals per player, and the winner."""
+"""The score sheet at the end: goals, cats, buttons and totals per player, and the winner; in a
+solo scenario, whether it was passed and how each of its targets went."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from engine.events import ScenarioResult
 from engine.scoring import rank
 from engine.views import PublicView
 from render import sprites, theme
@@ -30,8 +32,11 @@ def draw_scoresheet(
     *,
     labels: Mapping[str, str] | None = None,
     width: int = WIDTH,
+    scenario: ScenarioResult | None = None,
 ) -> Image.Image:
-    """Every player's final score, best first, with the Master Quilter marked."""
+    """Every player's final score, best first, with the Master Quilter marked; with
+    ``scenario`` (a solo scenario's result), a panel saying whether it was passed and, for
+    each target, what was needed and reached."""
     scores: list[dict[str, Any]] = [dict(s.score) for s in view.seats]
     places, winners, decided = rank(scores)
     order = sorted(range(len(scores)), key=lambda i: (places[i], i))
@@ -42,7 +47,8 @@ def draw_scoresheet(
     head_h = 62
     note = _tiebreak_note(decided, len(scores), labels)
     foot_h = 56 if note else 12
-    height = title_h + head_h + len(order) * (row_h + 10) + foot_h + MARGIN
+    scenario_h = SCENARIO_H + 10 if scenario is not None else 0
+    height = title_h + head_h + len(order) * (row_h + 10) + scenario_h + foot_h + MARGIN
     img = Image.new("RGB", (width, height), theme.BACKGROUND)
 
     text(img, (width / 2, title_h * 0.55), theme.label(labels, "final_scores"), 36,
@@ -84,10 +90,62 @@ def draw_scoresheet(
         d.text((cols[3], cy), str(s.get("total", 0)), font=theme.font(34, theme.BLACK),
                fill=theme.SEAM, anchor="mm")
         y += row_h + 10
+    if scenario is not None:
+        draw_scenario(img, scenario, (MARGIN, y, width - MARGIN, y + SCENARIO_H), labels)
+        y += scenario_h
     if note:
         text(img, (width / 2, y + foot_h / 2 - 4), note, 22, weight=theme.BOLD,
              fill=theme.INK_SOFT, anchor="mm", max_w=width - 2 * MARGIN)
     return img
+
+
+SCENARIO_H = 132
+CHIP_H = 64
+
+
+def draw_scenario(img: Image.Image, result: ScenarioResult,
+                  box: tuple[float, float, float, float],
+                  labels: Mapping[str, str] | None) -> None:
+    """The scenario panel: "Scenario N: passed / not passed", then one chip per target with
+    its name, reached/needed, green when met and red when missed."""
+    x0, y0, x1, y1 = box
+    ok = result.passed
+    panel(img, box, fill=(236, 246, 232) if ok else (250, 236, 230), radius=14,
+          edge=theme.GOOD if ok else theme.BAD, stitch=True)
+    head_y = y0 + 30
+    paste_at(img, verdict_mark(ok, 14), (x0 + 34, head_y))
+    head = f"{theme.label(labels, 'scenario')} {result.number}: " + theme.label(
+        labels, "scenario_passed" if ok else "scenario_failed")
+    text(img, (x0 + 56, head_y), head, 24, weight=theme.BLACK,
+         fill=theme.GOOD if ok else theme.BAD, anchor="lm", max_w=x1 - x0 - 72)
+    n = max(1, len(result.conditions))
+    gap = 10
+    chip_w = (x1 - x0 - 32 - (n - 1) * gap) / n
+    cy = y1 - 16 - CHIP_H / 2
+    d = ImageDraw.Draw(img)
+    for k, (name, needed, reached, met) in enumerate(result.conditions):
+        cx0 = x0 + 16 + k * (chip_w + gap)
+        ink = theme.GOOD if met else theme.BAD
+        d.rounded_rectangle((cx0, cy - CHIP_H / 2, cx0 + chip_w, cy + CHIP_H / 2), radius=12,
+                            fill=theme.SEAM, outline=ink, width=3)
+        paste_at(img, verdict_mark(bool(met), 9), (cx0 + 18, cy - 12))
+        text(img, (cx0 + 32, cy - 12), theme.label(labels, f"cond_{name}"), 15,
+             weight=theme.BOLD, fill=theme.INK_SOFT, anchor="lm", max_w=chip_w - 40)
+        text(img, (cx0 + chip_w / 2, cy + 14), f"{reached}/{needed}", 24, weight=theme.BLACK,
+             fill=ink, anchor="mm", max_w=chip_w - 16)
+
+
+@lru_cache(maxsize=8)
+def verdict_mark(ok: bool, r: int) -> Image.Image:
+    """A round tick (met, green) or cross (missed, red)."""
+    pen = sprites.Pen(2 * r + 4, r, (0, 0, 0, 0), mode="RGBA")
+    pen.circle(0, 0, 1.0, fill=theme.GOOD if ok else theme.BAD)
+    if ok:
+        pen.line([(-0.45, 0.02), (-0.12, 0.36), (0.48, -0.32)], fill=theme.SEAM, width=0.22)
+    else:
+        pen.line([(-0.36, -0.36), (0.36, 0.36)], fill=theme.SEAM, width=0.22)
+        pen.line([(0.36, -0.36), (-0.36, 0.36)], fill=theme.SEAM, width=0.22)
+    return pen.image()
 
 
 def _tiebreak_note(decided: str, players: int, labels: Mapping[str, str] | None) -> str:

@@ -505,6 +505,23 @@ def pattern_sprite(pattern: int, radius: int) -> Image.Image:
     return out
 
 
+@lru_cache(maxsize=4)
+def arrow_sprite(r: int, fill: RGB = theme.ACCENT) -> Image.Image:
+    """A stitched arrowhead pointing right (what comes next)."""
+    pen = Pen(2 * r + 4, r, (0, 0, 0, 0), mode="RGBA")
+    pen.poly([(-0.9, -0.8), (0.9, 0.0), (-0.9, 0.8), (-0.45, 0.0)], fill=fill)
+    return pen.image()
+
+
+@lru_cache(maxsize=8)
+def size_hex_sprite(radius: int) -> Image.Image:
+    """The pale hex behind a size cat's "5+" (how big its group must be)."""
+    size = sprite_size(radius)
+    pen = Pen(size, radius, (0, 0, 0, 0), mode="RGBA")
+    pen.poly(hex_points(0.95), fill=theme.LEGAL_FILL, outline=theme.INK_SOFT, width=0.05)
+    return pen.image()
+
+
 @lru_cache(maxsize=64)
 def shape_sprite(shape: tuple[tuple[int, int], ...], cell_radius: int,
                  fill: RGB = theme.INK_SOFT) -> Image.Image:

@@ -12,7 +12,7 @@ from engine.config import CatRule, GameConfig
 from engine.state import TURNS_PER_PLAYER, Phase
 from engine.views import PublicView
 from render import sprites, theme
-from render.common import fit_font, panel, paste_at, text
+from render.common import cat_need, fit_font, panel, paste_at, text
 from render.geometry import quilt_layout
 from render.quilt import draw_quilt
 from render.strip import draw_strip
@@ -35,49 +35,41 @@ def player_name(names: Sequence[str], seat: int) -> str:
 CARD_H = 156
 
 
-@lru_cache(maxsize=64)
-def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
-    """One cat's card: face, name, points, what it needs and the two patterns it likes."""
+NEED_Y = 108  # the centre line of a card's lower half: the need, and the patterns or words
+
+
+def cat_card_base(index: int, cat_id: str, points: int, min_size: int,
+                  shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
+    """A cat's card without its patterns: face (fur ``index``), name, points, and what it
+    needs on the left of the lower half (the table adds the patterns; the rules, words)."""
     img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
     paste_at(img, sprites.cat_token(index, tok), (16 + tok, 23 + tok))
     # Points in a dark pill at the top right, like the score chips.
     f_pts = theme.font(27, theme.BLACK)
-    pts = str(cat.points)
+    pts = str(points)
     pw = max(f_pts.getlength(pts) + 22, 40)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
     d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
-    name = cat.id.capitalize()
+    name = cat_id.capitalize()
     name_x = 16 + 2 * tok + 8
     text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm",
          max_w=width - 14 - pw - 8 - name_x)
-    # What it needs, on the left; its two patterns, on the right.
-    need_cx, need_cy = width * 0.27, 108
-    if cat.shape:
-        xs = [q + r / 2 for q, r in cat.shape]
-        units = (max(xs) - min(xs) + 1) * math.sqrt(3)
-        cell_r = max(6, min(16, int(width * 0.44 / units)))
-        paste_at(img, sprites.shape_sprite(tuple(cat.shape), cell_r), (need_cx, need_cy))
-    else:
-        hexr = 36
-        paste_at(img, _size_hex(hexr), (need_cx, need_cy))
-        f = theme.font(30, theme.BLACK)
-        d.text((need_cx, need_cy + 1), f"{cat.min_size}+", font=f, fill=theme.INK, anchor="mm")
-    pr = 30
-    for k, p in enumerate(cat.patterns):
-        x = width * 0.62 + k * (pr * 1.85)
-        paste_at(img, sprites.pattern_sprite(p, pr), (x, need_cy))
+    cat_need(img, min_size, shape, (width * 0.27, NEED_Y), width * 0.44)
     return img
 
 
-@lru_cache(maxsize=8)
-def _size_hex(radius: int) -> Image.Image:
-    size = sprites.sprite_size(radius)
-    pen = sprites.Pen(size, radius, (0, 0, 0, 0), mode="RGBA")
-    pen.poly(sprites.hex_points(0.95), fill=theme.LEGAL_FILL, outline=theme.INK_SOFT, width=0.05)
-    return pen.image()
+@lru_cache(maxsize=64)
+def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
+    """One cat's card: face, name, points, what it needs and the two patterns it likes."""
+    img = cat_card_base(index, cat.id, cat.points, cat.min_size, cat.shape, width)
+    pr = 30
+    for k, p in enumerate(cat.patterns):
+        x = width * 0.62 + k * (pr * 1.85)
+        paste_at(img, sprites.pattern_sprite(p, pr), (x, NEED_Y))
+    return img
 
 
 def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
@@ -157,7 +149,7 @@ def _draw_turn_bar(img: Image.Image, view: PublicView, names: Sequence[str],
         x += text(img, (x, cy), lbl, 24, weight=theme.BOLD, fill=theme.INK_SOFT, anchor="lm",
                   max_w=TABLE_WIDTH * 0.35)
         x += 12
-        paste_at(img, _arrow(14), (x + 10, cy))
+        paste_at(img, sprites.arrow_sprite(14), (x + 10, cy))
         x += 30
         text(img, (x, cy), player_name(names, view.current_seat), 30, weight=theme.BLACK,
              anchor="lm", max_w=img.width - x - 170)
@@ -168,10 +160,3 @@ def _draw_turn_bar(img: Image.Image, view: PublicView, names: Sequence[str],
         tw = f.getlength(turn)
         ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
         paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))
-
-
-@lru_cache(maxsize=4)
-def _arrow(r: int) -> Image.Image:
-    pen = sprites.Pen(2 * r + 4, r, (0, 0, 0, 0), mode="RGBA")
-    pen.poly([(-0.9, -0.8), (0.9, 0.0), (-0.9, 0.8), (-0.45, 0.0)], fill=theme.ACCENT)
-    return pen.image()

@@ -211,11 +211,31 @@ DEFAULT_LABELS: Mapping[str, str] = {
     "one_way": "one way",
     "both_ways": "both ways",
     "last_turn": "Last tile",
+    "rules_cats": "The ten cats",
+    "need_size": "this many patches or more, in one of its patterns",
+    "need_shape": "this shape (turned any way), in one of its patterns",
+    "cats_note": "Each cat likes two patterns, dealt at the start of every game.",
+    "rules_goals": "The six design goals",
+    "goals_note": "The six neighbours must form these groups exactly, by colour or by pattern.",
+    "rules_buttons": "Buttons",
+    "button_group": "3 or more touching patches of one colour: a button of that colour",
+    "button_rainbow": "A button in all six colours: the rainbow button",
+    "scenario": "Scenario",
+    "scenario_passed": "passed",
+    "scenario_failed": "not passed",
+    "cond_goals_met": "Goals met",
+    "cond_goals_both": "Goals both ways",
+    "cond_rainbow": "Rainbow",
+    "cond_cat_tokens": "Cat tokens",
+    "cond_each_cat": "Every cat",
+    "cond_same_cat": "One cat",
+    "cond_buttons_one_color": "Buttons, one colour",
+    "cond_score": "Score",
 }
 
 
 def label(labels: Mapping[str, str] | None, key: str) -> str:
-    """The caller's text for ``key``, else the English default."""
+    """The caller's text for ``key``, else the English default (else the key itself)."""
     if labels is not None and key in labels:
         return labels[key]
-    return DEFAULT_LABELS[key]
+    return DEFAULT_LABELS.get(key, key)

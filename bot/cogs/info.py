@@ -12,7 +12,7 @@ from bot import presenter as p
 from bot.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.i18n import Text
 from bot.models import ManagerError
-from bot.ui import messages, respond
+from bot.ui import images, messages, respond
 from bot.ui.outgoing import Outgoing
 
 if TYPE_CHECKING:
@@ -85,9 +85,19 @@ class Info(CalicoCog):
     @app_commands.choices(topic=TOPIC_CHOICES)
     async def rules(self, interaction: discord.Interaction[Any],
                     topic: str = "overview") -> None:
-        # Static text: answered at once, no storage touched.
         tr = Text(interaction.locale)
-        await interaction.response.send_message(p.rules_text(tr, topic), ephemeral=True)
+        if topic not in images.RULES_TOPICS:
+            # Text only: answered at once, no storage touched.
+            await interaction.response.send_message(p.rules_text(tr, topic), ephemeral=True)
+            return
+
+        async def work() -> Outgoing:
+            # Cats, goals, buttons: with their picture (drawn in a worker thread, once per
+            # language; the interaction is deferred first, as the first drawing takes a while).
+            png = await images.rules_image(tr, topic)
+            return Outgoing(p.rules_text(tr, topic), [(images.rules_png_name(topic), png)])
+
+        await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
 
     @app_commands.command(name="stats", description=L("cmd.stats"))
     @app_commands.describe(user=L("opt.user"))

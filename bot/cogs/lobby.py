@@ -15,6 +15,7 @@ from bot.cogs import CalicoCog, L, choice
 from bot.i18n import Text
 from bot.models import GameInfo, LobbyOptions, ManagerError, UserRef
 from bot.ui import messages, respond
+from bot.ui.flows import user_ref
 from bot.ui.outgoing import Outgoing
 from engine.config import Restriction, Setup
 
@@ -64,6 +65,21 @@ class Lobby(CalicoCog):
                                                     ephemeral=True)
             return False
         return True
+
+    def _host(self, interaction: discord.Interaction[Any]) -> UserRef:
+        """Whoever opens the table, with their language kept for the thread and their DMs."""
+        host = user_ref(interaction)
+        self.bot.locales.remember(host.id, host.locale)
+        return host
+
+    async def _open_game(self, interaction: discord.Interaction[Any], host: UserRef,
+                         options: LobbyOptions, tr: Text) -> tuple[GameInfo, discord.Thread]:
+        """A new lobby in this channel and its thread (the lobby ends if no thread opens)."""
+        guild = interaction.guild
+        assert guild is not None and interaction.channel is not None
+        game = await self.bot.manager.create_game(host, guild.id, interaction.channel.id,
+                                                  options)
+        return game, await self._open_thread(interaction, game, tr)
 
     async def _open_thread(self, interaction: discord.Interaction[Any], game: GameInfo,
                            tr: Text) -> discord.Thread:
@@ -125,16 +141,10 @@ class Lobby(CalicoCog):
             await interaction.response.send_message(tr("start.computers_too_many"),
                                                     ephemeral=True)
             return
-        host = UserRef(interaction.user.id, interaction.user.display_name,
-                       str(interaction.locale.value))
-        self.bot.locales.remember(host.id, host.locale)
+        host = self._host(interaction)
 
         async def work() -> Outgoing:
-            guild = interaction.guild
-            assert guild is not None and interaction.channel is not None
-            game = await self.bot.manager.create_game(host, guild.id, interaction.channel.id,
-                                                      options)
-            thread = await self._open_thread(interaction, game, tr)
+            game, thread = await self._open_game(interaction, host, options, tr)
             lobby = await thread.send(**messages.lobby_message(tr, game).send_kwargs())
             game = await self.bot.manager.attach_thread(game.id, thread.id, lobby.id)
             for _ in range(computers):
@@ -161,16 +171,10 @@ class Lobby(CalicoCog):
         options = LobbyOptions(
             players=1, setup=Setup(setup), scenario=scenario,
             restriction=None if restriction == "none" else Restriction(restriction))
-        host = UserRef(interaction.user.id, interaction.user.display_name,
-                       str(interaction.locale.value))
-        self.bot.locales.remember(host.id, host.locale)
+        host = self._host(interaction)
 
         async def work() -> Outgoing:
-            guild = interaction.guild
-            assert guild is not None and interaction.channel is not None
-            game = await self.bot.manager.create_game(host, guild.id, interaction.channel.id,
-                                                      options)
-            thread = await self._open_thread(interaction, game, tr)
+            game, thread = await self._open_game(interaction, host, options, tr)
             await self.bot.manager.attach_thread(game.id, thread.id)
             game = await self.bot.manager.start(game.id, host.id)
             return Outgoing(tr("lobby.solo_opened", game=game.id,

@@ -8,6 +8,7 @@ a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fi
 
 =========================================  ===============================================
 ``calico:l:<action>:<game>``               lobby buttons (join, leave, cpu, start, cancel, pet)
+``calico:lr:<game>``                       lobby: the host's "remove computer" select (value: seat)
 ``calico:g:<game>:<ply>``                  goal draft: the arrangement select
 ``calico:gc:<game>:<ply>:<abc>``           goal draft: confirm goals ``a, b, c`` (offer indices)
 ``calico:gb:<game>:<ply>``                 goal draft: back to the select
@@ -36,6 +37,7 @@ _SRC = r"(?P<src>[hm][0-9])"
 _CELL = r"(?P<cell>[A-E][1-5])"
 
 LOBBY_TEMPLATE: Final = rf"calico:l:(?P<action>{'|'.join(LOBBY_ACTIONS)}):{_GAME}"
+LOBBY_REMOVE_TEMPLATE: Final = rf"calico:lr:{_GAME}"
 DRAFT_TEMPLATE: Final = rf"calico:g:{_GAME}:{_PLY}"
 DRAFT_CONFIRM_TEMPLATE: Final = rf"calico:gc:{_GAME}:{_PLY}:(?P<order>[0-9]{{3}})"
 DRAFT_BACK_TEMPLATE: Final = rf"calico:gb:{_GAME}:{_PLY}"
@@ -45,8 +47,8 @@ UNDO_TEMPLATE: Final = rf"calico:u:{_GAME}:{_PLY}"
 HAND_TEMPLATE: Final = rf"calico:hand:{_GAME}"
 
 TEMPLATES: Final[tuple[str, ...]] = (
-    LOBBY_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE, DRAFT_BACK_TEMPLATE, CELL_TEMPLATE,
-    TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
+    LOBBY_TEMPLATE, LOBBY_REMOVE_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE,
+    DRAFT_BACK_TEMPLATE, CELL_TEMPLATE, TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
 )
 
 
@@ -63,6 +65,16 @@ class LobbyId:
 
     def encode(self) -> str:
         return _check(f"calico:l:{self.action}:{self.game}")
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRemoveId:
+    """The host's select of computer seats to remove; the chosen option's value is the seat."""
+
+    game: int
+
+    def encode(self) -> str:
+        return _check(f"calico:lr:{self.game}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +153,8 @@ class HandId:
         return _check(f"calico:hand:{self.game}")
 
 
-ParsedId = LobbyId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId | UndoId | HandId
+ParsedId = (LobbyId | LobbyRemoveId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId
+            | UndoId | HandId)
 
 _COMPILED = {t: re.compile(t) for t in TEMPLATES}
 
@@ -153,6 +166,8 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         action = m["action"]
         assert action in LOBBY_ACTIONS
         return LobbyId(action, game)
+    if template == LOBBY_REMOVE_TEMPLATE:
+        return LobbyRemoveId(game)
     if template == HAND_TEMPLATE:
         return HandId(game)
     ply = int(m["ply"])

@@ -78,6 +78,22 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
     await respond.update(interaction, work())
 
 
+async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemoveId,
+                       values: list[str]) -> None:
+    """The host removes a computer seat (anyone else gets a private refusal)."""
+    bot = bot_of(interaction)
+
+    async def work() -> Outgoing:
+        value = values[0] if values else ""
+        if not value.isdigit():
+            raise ManagerError("stale")
+        game = await bot.manager.remove_computer(cid.game, interaction.user.id, int(value))
+        tr = await bot.thread_text(game)
+        return messages.lobby_message(tr, game)
+
+    await respond.update(interaction, work())
+
+
 # --------------------------------------------------------------------------- goal draft
 
 
@@ -177,7 +193,8 @@ async def take(interaction: discord.Interaction[Any], cid: ids.TakeId) -> None:
 
     async def work() -> Outgoing:
         result = await bot.manager.play_turn(cid.game, uid, cid.ply, cid.move_text())
-        return await messages.turn_done(tr, result.game, uid, result.events)
+        # No picture drawn here: the answer only edits the words and drops the buttons.
+        return messages.turn_committed(tr, result.game, uid, result.events)
 
     await respond.update(interaction, work())
 

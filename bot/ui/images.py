@@ -15,7 +15,7 @@ from dataclasses import replace
 import render
 from bot.i18n import Text
 from engine.config import GameConfig
-from engine.events import Event
+from engine.events import Event, ScenarioResult
 from engine.views import PrivateView, PublicView, SeatView
 
 RENDER_LABEL_KEYS = tuple(render.DEFAULT_LABELS)
@@ -25,6 +25,9 @@ QUILT_PNG = "quilt.png"
 TABLE_PNG = "table.png"
 SCORES_PNG = "scores.png"
 GOALS_PNG = "goals.png"
+
+RULES_TOPICS = render.RULES_TOPICS  # the /calico rules topics that come with a picture
+_rules_cache: dict[tuple[str, str], bytes] = {}
 
 
 def labels(tr: Text) -> dict[str, str]:
@@ -60,9 +63,11 @@ async def table_image(tr: Text, view: PublicView, names: Sequence[str]) -> bytes
     return await asyncio.to_thread(render.render_table, view, list(names), labels=labels(tr))
 
 
-async def scores_image(tr: Text, view: PublicView, names: Sequence[str]) -> bytes:
+async def scores_image(tr: Text, view: PublicView, names: Sequence[str],
+                       scenario: ScenarioResult | None = None) -> bytes:
+    """The score sheet; with a solo scenario's result, whether it was passed and each target."""
     return await asyncio.to_thread(render.render_scoresheet, view, list(names),
-                                   labels=labels(tr))
+                                   labels=labels(tr), scenario=scenario)
 
 
 async def draft_image(
@@ -73,3 +78,18 @@ async def draft_image(
     shown = seat if seat is None or goals is None else replace(seat, goals=goals)
     return await asyncio.to_thread(render.render_draft, list(offer), config, seat=shown,
                                    labels=labels(tr))
+
+
+def rules_png_name(topic: str) -> str:
+    return f"rules-{topic}.png"
+
+
+async def rules_image(tr: Text, topic: str) -> bytes:
+    """The picture of a ``/calico rules`` topic in the reader's language. It never changes,
+    so each (topic, language) is drawn once and kept."""
+    key = (topic, tr.lang)
+    png = _rules_cache.get(key)
+    if png is None:
+        png = await asyncio.to_thread(render.render_rules, topic, labels=labels(tr))
+        _rules_cache[key] = png
+    return png

@@ -9,7 +9,7 @@ game manager. ``from_custom_id`` only parses (discord.py swallows errors raised 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
@@ -18,12 +18,28 @@ from bot.ui import custom_ids as ids
 if TYPE_CHECKING:
     from types import ModuleType
 
+_Id = TypeVar("_Id", bound=ids.ParsedId)
+
 
 def flows() -> ModuleType:
     """The click handlers (imported late: they import the views, which import these items)."""
     import bot.ui.flows
 
     return bot.ui.flows
+
+
+def _parse(template: str, match: re.Match[str], kind: type[_Id]) -> _Id:
+    """The id value of a click on an item of ``template`` (its regex ``match``)."""
+    cid = ids.from_match(template, match)
+    assert isinstance(cid, kind)
+    return cid
+
+
+def _select(custom_id: str, placeholder: str, options: list[discord.SelectOption] | None,
+            row: int | None = None) -> discord.ui.Select[Any]:
+    """A one-choice select (goal arrangements, cells, computer seats)."""
+    return discord.ui.Select(custom_id=custom_id, placeholder=placeholder or None,
+                             options=options or [], min_values=1, max_values=1, row=row)
 
 
 class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.LOBBY_TEMPLATE):
@@ -37,27 +53,40 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.L
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> LobbyButton:
-        cid = ids.from_match(ids.LOBBY_TEMPLATE, match)
-        assert isinstance(cid, ids.LobbyId)
-        return cls(cid)
+        return cls(_parse(ids.LOBBY_TEMPLATE, match, ids.LobbyId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().lobby_click(interaction, self.cid)
 
 
+class LobbyRemoveSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
+                        template=ids.LOBBY_REMOVE_TEMPLATE):
+    def __init__(self, cid: ids.LobbyRemoveId, placeholder: str = "",
+                 options: list[discord.SelectOption] | None = None, *,
+                 row: int | None = None) -> None:
+        super().__init__(_select(cid.encode(), placeholder, options, row))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /
+                             ) -> LobbyRemoveSelect:
+        return cls(_parse(ids.LOBBY_REMOVE_TEMPLATE, match, ids.LobbyRemoveId))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await flows().lobby_remove(interaction, self.cid, list(self.item.values))
+
+
 class DraftSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.DRAFT_TEMPLATE):
     def __init__(self, cid: ids.DraftId, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None) -> None:
-        super().__init__(discord.ui.Select(custom_id=cid.encode(), placeholder=placeholder or None,
-                                           options=options or [], min_values=1, max_values=1))
+        super().__init__(_select(cid.encode(), placeholder, options))
         self.cid = cid
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> DraftSelect:
-        cid = ids.from_match(ids.DRAFT_TEMPLATE, match)
-        assert isinstance(cid, ids.DraftId)
-        return cls(cid)
+        return cls(_parse(ids.DRAFT_TEMPLATE, match, ids.DraftId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().draft_pick(interaction, self.cid, list(self.item.values))
@@ -74,9 +103,7 @@ class DraftConfirmButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /
                              ) -> DraftConfirmButton:
-        cid = ids.from_match(ids.DRAFT_CONFIRM_TEMPLATE, match)
-        assert isinstance(cid, ids.DraftConfirmId)
-        return cls(cid)
+        return cls(_parse(ids.DRAFT_CONFIRM_TEMPLATE, match, ids.DraftConfirmId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().draft_confirm(interaction, self.cid)
@@ -94,9 +121,7 @@ class DraftBackButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /
                              ) -> DraftBackButton:
-        cid = ids.from_match(ids.DRAFT_BACK_TEMPLATE, match)
-        assert isinstance(cid, ids.DraftBackId)
-        return cls(cid)
+        return cls(_parse(ids.DRAFT_BACK_TEMPLATE, match, ids.DraftBackId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().draft_back(interaction, self.cid)
@@ -106,17 +131,13 @@ class CellSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.CE
     def __init__(self, cid: ids.CellId, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None, *,
                  row: int | None = None) -> None:
-        super().__init__(discord.ui.Select(custom_id=cid.encode(), placeholder=placeholder or None,
-                                           options=options or [], min_values=1, max_values=1,
-                                           row=row))
+        super().__init__(_select(cid.encode(), placeholder, options, row))
         self.cid = cid
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> CellSelect:
-        cid = ids.from_match(ids.CELL_TEMPLATE, match)
-        assert isinstance(cid, ids.CellId)
-        return cls(cid)
+        return cls(_parse(ids.CELL_TEMPLATE, match, ids.CellId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().cell_pick(interaction, self.cid, list(self.item.values))
@@ -133,9 +154,7 @@ class TakeButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.TA
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> TakeButton:
-        cid = ids.from_match(ids.TAKE_TEMPLATE, match)
-        assert isinstance(cid, ids.TakeId)
-        return cls(cid)
+        return cls(_parse(ids.TAKE_TEMPLATE, match, ids.TakeId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().take(interaction, self.cid)
@@ -151,9 +170,7 @@ class UndoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.UN
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> UndoButton:
-        cid = ids.from_match(ids.UNDO_TEMPLATE, match)
-        assert isinstance(cid, ids.UndoId)
-        return cls(cid)
+        return cls(_parse(ids.UNDO_TEMPLATE, match, ids.UndoId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().undo(interaction, self.cid)
@@ -169,15 +186,13 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.HA
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> HandButton:
-        cid = ids.from_match(ids.HAND_TEMPLATE, match)
-        assert isinstance(cid, ids.HandId)
-        return cls(cid)
+        return cls(_parse(ids.HAND_TEMPLATE, match, ids.HandId))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await flows().show_hand(interaction, self.cid.game)
 
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, DraftSelect, DraftConfirmButton, DraftBackButton, CellSelect, TakeButton,
-    UndoButton, HandButton,
+    LobbyButton, LobbyRemoveSelect, DraftSelect, DraftConfirmButton, DraftBackButton, CellSelect,
+    TakeButton, UndoButton, HandButton,
 )

@@ -20,7 +20,7 @@ from bot.models import GameInfo, GameStatus
 from bot.ui import images, views
 from bot.ui.outgoing import Outgoing
 from engine.errors import EngineError
-from engine.events import Event, TilePlaced, event_from_dict
+from engine.events import Event, ScenarioResult, TilePlaced, event_from_dict
 from engine.hexgrid import CELL_BY_NAME, cell_name
 from engine.rules import placements, preview
 from engine.state import TURNS_PER_PLAYER, GameState, Phase
@@ -35,7 +35,10 @@ __all__ = ["Outgoing", "PanelStep"]
 def lobby_message(tr: Text, game: GameInfo) -> Outgoing:
     """The lobby post (edited in place as people join); buttons only while it is open."""
     open_ = game.status is GameStatus.LOBBY
-    view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_)
+    computers = [(s.seat, tr("lobby.remove_cpu_option", number=s.seat + 1, name=s.name))
+                 for s in game.seats if s.ai_level is not None]
+    view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_,
+                            computers=computers)
     return Outgoing(p.lobby_text(tr, game), view=view)
 
 
@@ -225,24 +228,19 @@ async def turn_panel(tr: Text, game: GameInfo, user_id: int,
     return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)], controls)
 
 
-async def turn_done(tr: Text, game: GameInfo, user_id: int, events: Sequence[Event]) -> Outgoing:
-    """The panel once the turn is committed: what happened, the new hand, no controls."""
-    seat = game.seat_of(user_id)
+def turn_committed(tr: Text, game: GameInfo, user_id: int,
+                   events: Sequence[Event]) -> Outgoing:
+    """The panel once the turn is committed: what happened, no controls, and the picture left
+    as it is (the previewed placement): nothing is drawn here, so the click is answered at
+    once. The thread post shows the updated quilt; the next prompt comes by DM as usual."""
     summary = p.narrate_turn(tr, tr("term.you"), events)
-    placed = next((e for e in events if isinstance(e, TilePlaced)), None)
-    header = p.panel_header(tr, game)
-    if game.state is None or seat is None:
-        return Outgoing(header + "\n" + tr("panel.done", summary=summary))
-    view = private_view(game.state, seat)
-    highlight = CELL_BY_NAME.get(placed.cell) if placed is not None else None
-    png = await images.turn_image(tr, view, name=p.seat_names(game, tr)[seat],
-                                  highlight=highlight)
-    text = header + "\n" + tr("panel.done", summary=summary)
+    lines = [p.panel_header(tr, game), tr("panel.done", summary=summary),
+             tr("panel.done_thread")]
     if game.status is GameStatus.PLAY and game.current_user_id != user_id:
         current = game.current_seat
         if current is not None:
-            text += "\n" + tr("panel.waiting", name=game.seats[current].name)
-    return Outgoing(p.clip(text, 2000), [(images.TURN_PNG, png)])
+            lines.append(tr("panel.waiting", name=game.seats[current].name))
+    return Outgoing(p.clip("\n".join(lines), 2000), keep_attachments=True)
 
 
 # --------------------------------------------------------------------------- thread posts
@@ -294,24 +292,32 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
 
 
 async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -> Outgoing:
-    """The score sheet, the Master Quilter and the tie-break, and the standings."""
+    """The score sheet, the Master Quilter and the tie-break, and the standings; in a solo
+    scenario, whether it was passed and which targets were met or missed (text and sheet)."""
     names = p.seat_names(game, tr)
     out = Outgoing(p.clip(p.game_over_text(tr, names, events), 2000))
     if game.state is not None:
-        png = await images.scores_image(tr, public_view(game.state), names)
+        scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
+        png = await images.scores_image(tr, public_view(game.state), names, scenario)
         out.files.append((images.SCORES_PNG, png))
     return out
 
 
 def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
                      user_id: int, waiting: object = None) -> Outgoing:
-    """A nudge with a jump link; a DM also lists the player's other games waiting for them."""
+    """A nudge with a jump link, also listing the player's other games waiting for them.
+
+    ``in_thread``: their DMs are closed, so it is posted in the game's thread, pinging them,
+    with the "Show my hand" button to play from there."""
     text = p.reminder_text(tr, game, final=final, deadline=game.deadline_at,
                            in_thread=in_thread, user_id=user_id)
     others = [int(g) for g in waiting if int(g) != game.id] if isinstance(waiting, list) else []
-    if others and not in_thread:
+    if others:
         text += "\n" + tr("reminder.also", games=", ".join(f"#{g}" for g in others))
-    return Outgoing(text, ping=[user_id] if in_thread else [])
+    if not in_thread:
+        return Outgoing(text)
+    view = views.hand_view(tr, game.id) if game.status.active else None
+    return Outgoing(text, ping=[user_id], view=view)
 
 
 def seat_changed_message(tr: Text, game: GameInfo, seat: int, reason: str) -> Outgoing:

@@ -20,6 +20,9 @@ class Outgoing:
     files: list[tuple[str, bytes]] = field(default_factory=list)
     view: discord.ui.View | None = None
     ping: list[int] = field(default_factory=list)  # user ids this message may notify
+    # An edit that leaves the message's pictures as they are (no upload, no re-render): the
+    # edit then carries no ``attachments`` at all, which Discord reads as "keep them".
+    keep_attachments: bool = False
 
     def discord_files(self) -> list[discord.File]:
         return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
@@ -46,11 +49,14 @@ class Outgoing:
         """Keyword arguments for an edit that *replaces* the attachments and the components.
 
         Editing with ``files=`` would append to the old pictures; ``attachments=`` replaces them.
-        An empty view (``None``) removes the old buttons.
+        With ``keep_attachments`` (and no files) ``attachments`` is left out, so discord.py sends
+        none and the old pictures stay. An empty view (``None``) removes the old buttons.
         """
-        return {
+        kwargs: dict[str, Any] = {
             "content": self.content or None,
-            "attachments": self.discord_files(),
             "view": self.view,
             "allowed_mentions": self.allowed_mentions(),
         }
+        if self.files or not self.keep_attachments:
+            kwargs["attachments"] = self.discord_files()
+        return kwargs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -58,6 +58,19 @@ async def _private(interaction: discord.Interaction[Any], text: str) -> None:
         log.warning("could not send a private reply", exc_info=True)
 
 
+async def _after_defer(interaction: discord.Interaction[Any], task: asyncio.Task[Outgoing | None],
+                       tr: Text, answer: Callable[[Outgoing], Awaitable[object]]) -> None:
+    """Once deferred: wait for the work, then ``answer`` with it (a refusal or a failure goes
+    out as a private reply instead; None sends nothing)."""
+    try:
+        out = await task
+    except Exception as late:
+        await _private(interaction, _error_text(tr, late))
+        return
+    if out is not None:
+        await answer(out)
+
+
 async def update(
     interaction: discord.Interaction[Any],
     work: Awaitable[Outgoing | None],
@@ -76,13 +89,8 @@ async def update(
             await interaction.response.defer()
         except discord.HTTPException:
             log.warning("could not defer a slow click", exc_info=True)
-        try:
-            out = await task
-        except Exception as late:
-            await _private(interaction, _error_text(tr, late))
-            return
-        if out is not None:
-            await interaction.edit_original_response(**out.edit_kwargs())
+        await _after_defer(interaction, task, tr,
+                           lambda out: interaction.edit_original_response(**out.edit_kwargs()))
         return
     if exc is not None:
         await _private(interaction, _error_text(tr, exc))
@@ -110,25 +118,17 @@ async def reply(
     if defer_first and not interaction.response.is_done():
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
+
+    def follow_up(out: Outgoing) -> Awaitable[object]:
+        return interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
+
     if interaction.response.is_done():
-        try:
-            out = await task
-        except Exception as failed:
-            await _private(interaction, _error_text(tr, failed))
-            return
-        if out is not None:
-            await interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
+        await _after_defer(interaction, task, tr, follow_up)
         return
     in_time, out, exc = await _settle(task, budget)
     if not in_time:
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-        try:
-            out = await task
-        except Exception as late:
-            await _private(interaction, _error_text(tr, late))
-            return
-        if out is not None:
-            await interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
+        await _after_defer(interaction, task, tr, follow_up)
         return
     if exc is not None:
         await _private(interaction, _error_text(tr, exc))

@@ -23,6 +23,7 @@ from bot.ui.items import (
     DraftSelect,
     HandButton,
     LobbyButton,
+    LobbyRemoveSelect,
     TakeButton,
     UndoButton,
 )
@@ -52,8 +53,10 @@ class SourceChoice:
     cells: tuple[CellOption, ...]
 
 
-def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True) -> ItemsView | None:
-    """Join / Leave / Add computer / Start / Cancel (and the pet-a-cat race)."""
+def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True,
+               computers: Sequence[tuple[int, str]] = ()) -> ItemsView | None:
+    """Join / Leave / Add computer / Start / Cancel (and the pet-a-cat race); with computer
+    seats, (seat, label) each, the host's select to remove one of them."""
     if not open_:
         return None
     view = ItemsView()
@@ -70,6 +73,11 @@ def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True) -> ItemsVi
     if pet:
         view.add_item(LobbyButton(ids.LobbyId("pet", game), tr("lobby.pet"),
                                   discord.ButtonStyle.secondary, row=2, emoji="🐈"))
+    if computers:
+        options = [discord.SelectOption(label=clip(label, 100), value=str(seat), emoji="🤖")
+                   for seat, label in computers[:MAX_OPTIONS]]
+        view.add_item(LobbyRemoveSelect(ids.LobbyRemoveId(game), tr("lobby.remove_cpu"),
+                                        options, row=3))
     return view
 
 

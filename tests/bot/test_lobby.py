@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.manager import Manager
-from bot.models import GameStatus, LobbyOptions, ManagerError, NoticeKind
+from bot.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
 from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
 
 
@@ -142,3 +142,14 @@ async def test_a_user_plays_many_games_across_servers(manager: Manager) -> None:
     mine = await manager.games_for_user(ANN.id)
     assert sorted(g.id for g in mine) == sorted(ids)
     assert {g.guild_id for g in mine} == {1, 2, 3}
+
+
+async def test_user_locale_is_what_discord_last_said(manager: Manager) -> None:
+    """The language of a person's DMs: the locale stored when they opened or joined a table."""
+    assert await manager.user_locale(4242) == "en-US"  # never seen
+    assert await manager.user_locale(4242, default="") == ""
+    await manager.get_settings(CAT.id)  # cached before anything is stored about them
+    g = await manager.create_game(UserRef(CAT.id, "Cat", "fr"), GUILD, CHANNEL, opts(players=2))
+    assert await manager.user_locale(CAT.id) == "fr"
+    await manager.join(g.id, UserRef(DAN.id, "Dan", "pl"))
+    assert await manager.user_locale(DAN.id) == "pl"

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from bot.clock import FakeClock
 from bot.manager import Manager
-from bot.models import GameStatus, NoticeKind, TimeoutAction
+from bot.models import GameInfo, GameStatus, NoticeKind, TimeoutAction
 from bot.storage import TimerRow
 from bot.timers import Step, decide
 from tests.bot.conftest import ANN, BOB, CAT, DAN, new_game, step
@@ -245,3 +245,62 @@ async def test_the_clock_stops_when_only_one_person_is_left(manager: Manager,
     assert [t.kind for t in await manager.store.timers(g.id)] == ["idle"]
     clock.advance(days=2)
     assert (await manager.sweep()).autoplayed == 0
+
+
+async def _closed_dms_game(manager: Manager, **options: object) -> GameInfo:
+    """Ann and Bob; Bob plays first and his DMs are known to be closed."""
+    g = await new_game(manager, people=(BOB,), setup="beginner", first="pet", start=False,
+                       **options)
+    await manager.claim_first(g.id, BOB.id)
+    g = await manager.start(g.id, ANN.id)
+    await manager.dm_failed(g.id, BOB.id)
+    return g
+
+
+async def test_closed_dms_get_the_reminder_in_the_thread(manager: Manager,
+                                                        clock: FakeClock) -> None:
+    g = await _closed_dms_game(manager, timeout_action="remind")
+    clock.advance(hours=12)
+    report = await manager.sweep()
+    assert (report.reminders, report.reminders_in_thread, report.reminders_skipped) == (1, 1, 0)
+    [r] = await notices(manager, g.id, NoticeKind.REMINDER)
+    assert r.user_id is None  # a thread post, not a DM
+    assert r.payload["user_id"] == BOB.id and r.payload["in_thread"] is True
+    assert r.payload["final"] is False and r.payload["waiting"] == [g.id]
+
+
+async def test_thread_reminders_are_rate_limited_per_user(manager: Manager,
+                                                          clock: FakeClock) -> None:
+    games = []
+    for host in (BOB, CAT):
+        g = await new_game(manager, host=host, people=(ANN,), setup="beginner", first="pet",
+                           start=False, timeout_action="remind")
+        await manager.claim_first(g.id, ANN.id)
+        games.append(await manager.start(g.id, host.id))
+    await manager.dm_failed(games[0].id, ANN.id)
+    clock.advance(hours=12)
+    report = await manager.sweep()
+    assert (report.reminders, report.reminders_in_thread, report.reminders_skipped) == (1, 1, 1)
+    [r] = await notices(manager, None, NoticeKind.REMINDER)
+    assert r.user_id is None and r.payload["user_id"] == ANN.id
+    assert sorted(r.payload["waiting"]) == sorted(g.id for g in games)  # one post names both
+
+
+async def test_reminders_off_means_none_in_the_thread_either(manager: Manager,
+                                                             clock: FakeClock) -> None:
+    await manager.set_settings(BOB.id, reminders=False)
+    g = await _closed_dms_game(manager, timeout_action="remind")
+    clock.advance(hours=12)
+    report = await manager.sweep()
+    assert (report.reminders, report.reminders_skipped) == (0, 1)
+    assert await notices(manager, g.id, NoticeKind.REMINDER) == []
+
+
+async def test_reminders_go_back_to_dms_once_they_are_retried(manager: Manager,
+                                                              clock: FakeClock) -> None:
+    g = await _closed_dms_game(manager, timeout_action="remind", turn_hours=72)
+    clock.advance(hours=36)  # half time, and past the 24 h after which DMs are tried again
+    report = await manager.sweep()
+    assert (report.reminders, report.reminders_in_thread) == (1, 0)
+    [r] = await notices(manager, g.id, NoticeKind.REMINDER)
+    assert r.user_id == BOB.id

@@ -12,6 +12,7 @@ BIG = 10**19  # the largest game id the template accepts has 20 digits
 
 SAMPLES: list[ids.ParsedId] = [
     *(ids.LobbyId(a, BIG) for a in ids.LOBBY_ACTIONS),
+    ids.LobbyRemoveId(BIG),
     ids.DraftId(BIG, 9999),
     ids.DraftConfirmId(BIG, 9999, (3, 0, 2)),
     ids.DraftBackId(BIG, 9999),

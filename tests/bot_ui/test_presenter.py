@@ -6,7 +6,15 @@ import pytest
 
 from bot import presenter as p
 from bot.i18n import LANGS, Text
-from engine.events import ButtonSewn, CatAttracted, GameOver, RainbowSewn, TilePlaced, TileTaken
+from engine.events import (
+    ButtonSewn,
+    CatAttracted,
+    GameOver,
+    RainbowSewn,
+    ScenarioResult,
+    TilePlaced,
+    TileTaken,
+)
 
 EN = Text("en")
 
@@ -64,3 +72,37 @@ def test_discord_markup() -> None:
     assert p.jump_url(1, 2) == "https://discord.com/channels/1/2"
     assert p.mention(5) == "<@5>"
     assert p.clip("abcdef", 4) == "abc…"
+
+
+FAILED = ScenarioResult(0, 3, False, (("goals_met", 2, 2, True), ("each_cat", 3, 2, False),
+                                      ("rainbow", 1, 1, True), ("score", 60, 55, False)))
+PASSED = ScenarioResult(0, 1, True, (("rainbow", 1, 1, True), ("score", 58, 61, True)))
+SOLO_OVER = GameOver((55,), (1,), (0,), "score",
+                     ({"cat_points": 10, "button_points": 15, "goal_points": 30, "total": 55},))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_end_of_a_scenario_says_passed_or_not_and_each_target(lang: str) -> None:
+    tr = Text(lang)
+    text = p.game_over_text(tr, ["Ann"], [FAILED, SOLO_OVER])
+    assert tr("scenario.failed", number=3) in text
+    assert tr("scenario.passed", number=3) not in text
+    lines = text.splitlines()
+    for name, needed, reached, met in FAILED.conditions:
+        line = ("✅ " if met else "❌ ") + tr(f"scenario.need.{name}", needed=needed,
+                                              reached=reached, count=needed)
+        assert line in lines, line
+    assert f"{55}/{60}" in text and "2/3" in text  # reached / needed, as numbers
+    won = p.game_over_text(tr, ["Ann"], [PASSED, SOLO_OVER])
+    assert tr("scenario.passed", number=1) in won and "❌" not in won
+
+
+def test_scenario_result_survives_the_notice_payload() -> None:
+    """The manager stores end events as dicts; the post reads them back the same."""
+    from bot.ui.messages import events_from_payload
+    from engine.events import event_to_dict
+
+    events = events_from_payload([event_to_dict(FAILED), event_to_dict(SOLO_OVER)])
+    assert p.game_over_text(EN, ["Ann"], events) == p.game_over_text(EN, ["Ann"],
+                                                                     [FAILED, SOLO_OVER])
+    assert "Scenario 3 not passed" in p.game_over_text(EN, ["Ann"], events)

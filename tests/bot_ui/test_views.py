@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import discord
+
 from bot.i18n import Text
 from bot.ui import custom_ids as ids
 from bot.ui import views
@@ -32,6 +34,16 @@ def _check(view: views.ItemsView) -> None:
 def test_lobby_and_hand_views() -> None:
     _check(views.lobby_view(EN, 12, pet=True))  # type: ignore[arg-type]
     assert views.lobby_view(EN, 12, pet=False, open_=False) is None
+    plain = views.lobby_view(EN, 12, pet=True)
+    assert plain is not None and not any(
+        isinstance(c.item, discord.ui.Select) for c in plain.children)  # type: ignore[attr-defined]
+    with_cpu = views.lobby_view(EN, 12, pet=True, computers=[(1, "Seat 2: Computer")])
+    assert with_cpu is not None
+    _check(with_cpu)
+    [select] = [c.item for c in with_cpu.children  # type: ignore[attr-defined]
+                if isinstance(c.item, discord.ui.Select)]  # type: ignore[attr-defined]
+    assert ids.parse(select.custom_id) == ids.LobbyRemoveId(12)
+    assert [(o.label, o.value) for o in select.options] == [("Seat 2: Computer", "1")]
     _check(views.hand_view(EN, 12))
 
 
@@ -59,3 +71,23 @@ def test_draft_view_has_every_arrangement() -> None:
     view = views.draft_view(EN, 3, 0, options)
     _check(view)
     assert len(view.children[0].item.options) == 24  # type: ignore[attr-defined]
+
+
+def test_an_edit_can_keep_the_pictures() -> None:
+    """discord.py sends no ``attachments`` when the edit leaves them out, which Discord reads
+    as "keep the message's files"; ``[]`` would remove them. The commit answer relies on it."""
+    from discord.http import handle_message_parameters
+
+    from bot.ui.outgoing import Outgoing
+
+    keep = Outgoing("Turn played", keep_attachments=True).edit_kwargs()
+    assert "attachments" not in keep and keep["view"] is None
+    with handle_message_parameters(**keep) as params:
+        assert "attachments" not in params.payload  # type: ignore[operator]
+        assert params.payload["components"] == []  # type: ignore[index]  # buttons removed
+    replace = Outgoing("Preview", [("turn.png", b"png")]).edit_kwargs()
+    with handle_message_parameters(**replace) as params:
+        assert params.multipart is not None  # the new picture is uploaded, replacing the old
+        assert '"attachments"' in str(params.multipart[0]["value"])
+    with handle_message_parameters(**Outgoing("Plain").edit_kwargs()) as params:
+        assert params.payload["attachments"] == []  # type: ignore[index]

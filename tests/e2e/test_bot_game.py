@@ -3,16 +3,25 @@ sheet with two people clicking through their DMs, and a solo game."""
 
 from __future__ import annotations
 
+import json
 import time
+from io import BytesIO
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from bot import presenter as p
 from bot.clock import FakeClock
+from bot.i18n import Text
 from bot.models import GameStatus
+from bot.ui.messages import events_from_payload
+from engine.events import ScenarioResult
+from render import theme
 from tests.bot_ui.harness import (
     CELL_SELECT,
     DRAFT_SELECT,
+    answer_text,
     bot,
     bot_factory,
     draft_via,
@@ -122,4 +131,90 @@ async def test_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> None:
     assert game.status is GameStatus.OVER
     final = await env.wait_for_message(thread.id, lambda m: "🏁" in m.content)
     assert "Scenario 1" in final.content
-    assert final.attachment("scores.png")
+    # Passed or not, and each target of the scenario, met (✅) or missed (❌), as stored.
+    [result] = [e for e in events_from_payload(json.loads((await bot(env).manager.moves(
+        game.id))[-1].events)) if isinstance(e, ScenarioResult)]
+    tr = Text("en")
+    verdict = "scenario.passed" if result.passed else "scenario.failed"
+    assert tr(verdict, number=1) in final.content
+    assert p.scenario_text(tr, result) in final.content
+    assert [name for name, *_ in result.conditions] == ["rainbow", "score"]
+    # The score sheet draws the same panel (green when passed, red when not).
+    sheet = Image.open(BytesIO(final.attachment("scores.png").data)).convert("RGB")
+    ink = theme.GOOD if result.passed else theme.BAD
+    bottom = sheet.crop((0, sheet.height - 160, sheet.width, sheet.height))
+    colours = bottom.getcolors(bottom.width * bottom.height) or []
+    assert sum(n for n, c in colours if sum(abs(a - b) for a, b in zip(c, ink, strict=True))
+               < 30) > 500
+
+
+async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """The lobby's "Remove computer" select shows once a computer sits at the table; only the
+    host may use it (others get a private refusal), and the lobby message updates."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "l.sqlite3", FakeClock()))
+    game_id, thread_id = await open_table(env, players=3)
+    lobby = env.messages(thread_id)[0]
+    assert not lobby.selects  # no computer yet: no select
+    await (await env.click("alice", lobby, label="Add computer")).wait_response()
+    await (await env.click("bob", env.get_message(lobby.id), label="Join")).wait_response()
+    shown = env.get_message(lobby.id)
+    assert "🤖" in shown.content
+    remove = f"calico:lr:{game_id}"
+    [select] = [c for c in shown.selects if c.custom_id == remove]
+    assert [o.value for o in select.options] == ["1"]
+
+    refused = await env.select("bob", shown, remove, ["1"])
+    await refused.wait_response()
+    assert refused.ephemeral
+    assert await answer_text(refused) == Text(env.user("bob").locale)("error.host_only")
+    assert any(s.is_computer for s in (await game_of(env, game_id)).seats)
+
+    done = await env.select("alice", env.get_message(lobby.id), remove, ["1"])
+    await done.wait_response()
+    assert not done.ephemeral
+    game = await game_of(env, game_id)
+    assert [s.user_id for s in game.seats] == [env.user("alice").id, env.user("bob").id]
+    await settle(env)
+    after = env.get_message(lobby.id)
+    assert "🤖" not in after.content and not after.selects  # updated, select gone
+    assert after.button("Join") and after.button("Start")
+
+
+async def test_commit_keeps_the_preview_picture_and_drops_the_buttons(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """Taking a market tile answers at once: the DM says the turn was played and where the
+    updated quilt is, loses its buttons, and keeps the preview picture (no new upload); the
+    thread post with the new quilt and the next prompt follow from the outbox."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "c.sqlite3", FakeClock()))
+    game_id, thread_id = await open_table(env, setup="beginner")
+    lobby = env.messages(thread_id)[0]
+    await (await env.click("bob", lobby, label="Join")).wait_response()
+    await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
+    await settle(env)
+    game = await game_of(env, game_id)
+    user = "alice" if game.current_user_id == env.user("alice").id else "bob"
+    panel = await wait_panel(env, user, game_id, game.ply)
+    before_posts = len(env.messages(thread_id))
+    tr = Text(env.user(user).locale)
+    _, second = await turn_via(env, user, panel, game)
+    after = env.get_message(panel.id)
+    [preview] = after.history[-1].attachments  # the message as the preview left it
+    assert second.response_type == 7  # edited in place, in the click's own response
+    assert tr("panel.done_thread") in after.content
+    assert tr("panel.done", summary="").strip() in after.content
+    assert not after.buttons and not after.selects
+    [picture] = after.attachments
+    assert picture.filename == "turn.png" and picture.id == preview.id  # kept, not redrawn
+    edits = [r for r in env.requests
+             if r.method == "POST" and r.path.endswith("/callback")]
+    commit = edits[-1].body
+    assert "attachments" not in commit["data"] and not edits[-1].uploads  # nothing re-sent
+    await settle(env)
+    game = await game_of(env, game_id)
+    assert game.ply == 1 and len(env.messages(thread_id)) > before_posts
+    narration = env.messages(thread_id)[-1]
+    assert narration.attachment("quilt.png")
+    other = "bob" if user == "alice" else "alice"
+    assert await wait_panel(env, other, game_id, game.ply)

@@ -196,6 +196,42 @@ async def test_reminder_then_autopilot_on_the_fake_clock(discord_env: DiscordEnv
     assert (await game_of(env, game_id)).ply == game.ply + 1
 
 
+async def test_closed_dms_get_the_reminder_as_a_thread_ping(discord_env: DiscordEnv,
+                                                            tmp_path: Path) -> None:
+    """bob's DMs are closed: at half time his reminder is posted in the game's thread, pinging
+    him, with a jump link and the "Show my hand" button that lets him play from there."""
+    env = discord_env
+    env.set_dms_open("bob", False)
+    clock = FakeClock()
+    game_id, thread_id = await two_player_game(env, tmp_path, clock, turn_hours=12,
+                                               timeout="remind")
+    bob = env.user("bob").id
+    game = await game_of(env, game_id)
+    if game.current_user_id != bob:  # alice plays first: her turn, then bob's prompt fails
+        panel = await wait_panel(env, "alice", game_id, game.ply)
+        await turn_via(env, "alice", panel, game)
+    await env.wait_for_message(thread_id, lambda m: "direct messages" in m.content)
+    assert (await bot(env).manager.get_settings(bob)).dm_closed_at is not None
+    clock.advance(timedelta(hours=6, minutes=1))
+    report = await bot(env).manager.sweep()
+    assert report.reminders_in_thread == 1
+    ping = await env.wait_for_message(thread_id, lambda m: "⏰" in m.content)
+    assert f"<@{bob}>" in ping.content
+    assert f"/channels/{env.guild.id}/{thread_id}" in ping.content  # the jump link
+    posted = [r for r in env.requests_to("POST", f"/channels/{thread_id}/messages")
+              if "⏰" in ((r.body or {}).get("content") or "")]
+    assert posted and [int(u) for u in posted[-1].body["allowed_mentions"]["users"]] == [bob]
+    hand = await env.click("bob", ping, label="Show my hand")
+    await hand.wait_response()
+    [panel] = await hand.wait_followups(1)
+    assert panel.ephemeral and panel.attachment("turn.png")
+    assert not [m for m in env.dm_messages("bob") if "⏰" in m.content]  # nothing by DM
+    # One ping per reminder: a second sweep right away posts nothing more.
+    await bot(env).manager.sweep()
+    await settle(env)
+    assert len([m for m in env.messages(thread_id) if "⏰" in m.content]) == 1
+
+
 async def test_archived_thread_is_revived(discord_env: DiscordEnv, tmp_path: Path) -> None:
     env = discord_env
     game_id, thread_id = await two_player_game(env, tmp_path)

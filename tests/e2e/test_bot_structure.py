@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from io import BytesIO
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from bot import presenter as p
 from bot.client import COGS
 from bot.clock import FakeClock
 from bot.i18n import Text
@@ -93,3 +96,29 @@ async def test_autocomplete_lists_my_games(discord_env: DiscordEnv, tmp_path: Pa
     status = await env.slash("alice", "calico", "status", channel=env.channel)
     await status.wait_response()
     assert await answer_text(status) == Text("en-US")("error.pick_game")
+
+
+@pytest.mark.parametrize(("topic", "locale"), [("cats", "en-US"), ("goals", "fr"),
+                                               ("buttons", "pl")])
+async def test_rules_come_with_a_picture(discord_env: DiscordEnv, tmp_path: Path, topic: str,
+                                         locale: str) -> None:
+    """``/calico rules cats|goals|buttons``: deferred, then the rules text with its picture (a
+    PNG that decodes), in the reader's language; a text-only topic has no picture."""
+    env = discord_env
+    env.set_locale("alice", locale)
+    tr = Text(locale)
+    await env.start_client(bot_factory(tmp_path / "r.sqlite3", FakeClock()))
+    rules = await env.slash("alice", "calico", "rules", options={"topic": topic})
+    await rules.wait_response()
+    assert rules.deferred
+    reply = await rules.wait_followup()
+    assert reply.ephemeral and reply.content == p.rules_text(tr, topic)
+    png = reply.attachment(f"rules-{topic}.png").data
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    img = Image.open(BytesIO(png))
+    img.load()
+    assert img.width == 800 and img.height > 300
+    plain = await env.slash("alice", "calico", "rules", options={"topic": "turn"})
+    await plain.wait_response()
+    [answer] = await plain.wait_followups(1)
+    assert not answer.attachments

@@ -213,3 +213,44 @@ def test_last_turn_fades_the_market(two_mid: GameState) -> None:
     assert share_near(normal, right, ACCENT, 12) > share_near(last, right, ACCENT, 12) + 0.005
     left = (0, 0, normal.width // 3, normal.height)
     assert diff_bbox(normal.crop(left), last.crop(left)) is None
+
+
+def test_scoresheet_shows_the_scenario_targets() -> None:
+    """A solo scenario's sheet adds a panel: passed or not, then one chip per target, green
+    when met and red when missed, in the targets' order."""
+    from engine.config import GameOptions
+    from engine.events import ScenarioResult
+    from render import theme
+    from render.samples import play_until
+    from render.scoresheet import CHIP_H, MARGIN, SCENARIO_H
+
+    from .helpers import share_near
+
+    state = play_until(GameOptions(players=1, scenario=8), 3, None, own_chooser=True)
+    view = public_view(state)
+    plain = draw_scoresheet(view, ["Ann"])
+    conditions = (("goals_met", 2, 2, True), ("goals_both", 1, 0, False),
+                  ("each_cat", 3, 3, True), ("rainbow", 1, 1, True), ("score", 66, 58, False))
+    result = ScenarioResult(0, 8, False, conditions)
+    sheet = draw_scoresheet(view, ["Ann"], scenario=result)
+    assert sheet.height == plain.height + SCENARIO_H + 10
+    top = plain.height - 12 - MARGIN  # the panel goes under the players' rows
+    above = (0, 0, plain.width, top)
+    assert diff_bbox(plain.crop(above), sheet.crop(above)) is None
+    # The chips sit at the bottom of the panel, spread evenly.
+    chip_y = top + SCENARIO_H - 16 - CHIP_H // 2
+    n = len(conditions)
+    chip_w = (sheet.width - 2 * MARGIN - 32 - (n - 1) * 10) / n
+    for k, (_, _, _, met) in enumerate(conditions):
+        x = MARGIN + 16 + k * (chip_w + 10)
+        edge = (round(x), chip_y - CHIP_H // 2, round(x + chip_w), chip_y + CHIP_H // 2 + 1)
+        want, other = (theme.GOOD, theme.BAD) if met else (theme.BAD, theme.GOOD)
+        assert share_near(sheet, edge, want, tol=30) > 0.05, k
+        assert share_near(sheet, edge, other, tol=30) < 0.01, k
+    head = (MARGIN, top, sheet.width - MARGIN, top + 56)
+    assert share_near(sheet, head, theme.BAD, tol=30) > share_near(sheet, head, theme.GOOD,
+                                                                     tol=30)
+    passed = draw_scoresheet(view, ["Ann"], scenario=ScenarioResult(
+        0, 8, True, tuple((c[0], c[1], c[1], True) for c in conditions)))
+    assert share_near(passed, head, theme.GOOD, tol=30) > share_near(passed, head, theme.BAD,
+                                                                       tol=30)
