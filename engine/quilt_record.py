@@ -58,10 +58,37 @@ def _known(value: Any, table: dict[str, Any]) -> bool:
     return isinstance(value, str) and value in table
 
 
+_CONFIGS: dict[tuple[Any, ...], tuple[Catalog, GameConfig]] = {}
+
+
+def _config_key(rec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A hashable key of what a record's config depends on, or None if it is oddly shaped."""
+    try:
+        cats = tuple((c["cat"], tuple(c["patterns"])) for c in rec["cats"])
+        return (rec["board"], tuple(rec["goals"]), cats)
+    except (TypeError, KeyError):
+        return None
+
+
 def _config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
+    """The record's config, built and validated once per distinct (board, goals, cats)."""
     _need(isinstance(rec, dict), "a quilt record must be a JSON object")
     for key in ("board", "goals", "cats", "placements"):
         _need(key in rec, f"missing key {key!r}")
+    k = _config_key(rec)
+    try:
+        hit = _CONFIGS.get((id(catalog), k)) if k is not None else None
+    except TypeError:  # an unhashable value somewhere: validation will name it
+        hit = None
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    config = _build_config(catalog, rec)
+    if k is not None and len(_CONFIGS) < 4096:
+        _CONFIGS[(id(catalog), k)] = (catalog, config)
+    return config
+
+
+def _build_config(catalog: Catalog, rec: dict[str, Any]) -> GameConfig:
     _need(_known(rec["board"], catalog.boards), f"unknown board {rec['board']!r}")
     goals = rec["goals"]
     _need(isinstance(goals, list) and len(goals) == 3,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.config import CatRule, GameConfig
-from engine.hexgrid import CELLS, flood, shape_masks
+from engine.hexgrid import CELLS, NEIGHBOUR_MASK, flood, shape_masks
 
 
 @lru_cache(maxsize=32)
@@ -103,12 +103,14 @@ def earn_masks(
 ) -> Earned:
     """:func:`earn`, given the masks of cells sharing the placed tile's colour and pattern."""
     button = None
-    cgroup = flood(cell, color_mask)
+    # A tile with no like neighbour is a group of one: skip the flood (most early placements).
+    alone = NEIGHBOUR_MASK[cell]
+    cgroup = flood(cell, color_mask) if alone & color_mask else 1 << cell
     if cgroup.bit_count() >= 3 and not cgroup & button_mask:
         button = (t // 6, cgroup)
     cat = None
     pattern = t % 6
-    pgroup = flood(cell, pattern_mask)
+    pgroup = flood(cell, pattern_mask) if alone & pattern_mask else 1 << cell
     if not pgroup & cat_mask:
         ci = config.pattern_cat(pattern)
         if cat_satisfied(config.cats[ci], pgroup, cell):
