@@ -30,7 +30,14 @@ class RandomPlayer:
         return self._rng.choice(legal)
 
 
-LEVELS: dict[str, Callable[[int], Player]] = {"random": RandomPlayer}
+def _registry() -> dict[str, Callable[[int], Player]]:
+    from engine.ai.players import EasyPlayer, NormalPlayer, StrongPlayer
+
+    return {"random": RandomPlayer, "easy": EasyPlayer, "normal": NormalPlayer,
+            "strong": StrongPlayer}
+
+
+LEVELS: dict[str, Callable[[int], Player]] = _registry()
 
 
 def make_player(level: str, seed: int) -> Player:

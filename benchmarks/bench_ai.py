@@ -1,0 +1,605 @@
+"""Strength and speed of the computer players (issue 7).
+
+    .venv/bin/python benchmarks/bench_ai.py                 # the full run (tens of minutes)
+    .venv/bin/python benchmarks/bench_ai.py --quick         # a CI-size smoke run (~1 minute)
+    .venv/bin/python benchmarks/bench_ai.py --solo 50 --solo-strong 20 --scenarios 10 --h2h 10
+
+Printed, after the machine line (platform, CPU, Python):
+
+- **solo standard** games (random cats, boards and goal offers): mean, standard deviation,
+  median and range of the final score per level, and the average goal / cat / button points;
+- **solo scenarios** 1 to 10: pass rate per level (every condition and the score reached);
+- **head-to-head** games of 2, 3 and 4 players between levels: each level's win rate (a shared
+  win counts as a fraction) and mean score;
+- **time per move** per level: median and 99th percentile of ``choose`` (goal choices
+  included), measured inside the worker processes.
+
+Games run in ``--workers`` processes (2 by default: both cores of the reference machine), so
+the times are those of a machine with both cores busy. Every game has a fixed seed: a run is
+reproducible. For scale: a plain one-move greedy player averages about 48 (sd 9) in solo
+standard games, published human games about 58; the scenario targets are 58 to 72.
+
+``--calibrate N`` re-measures the chance tables of ``engine/ai/tables.py`` from N solo games of
+the normal player (repeat with ``--rounds``: each round plays with the tables of the previous
+one and the estimate pools all rounds) and prints the new module on standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from data import load_catalog
+from engine.ai import make_player
+from engine.ai.goals import counts_of, goal_value
+from engine.ai.model import Quilt, Rules, bits
+from engine.ai.seen import own_quilt
+from engine.config import GameOptions
+from engine.events import ScenarioResult
+from engine.hexgrid import NEIGHBOURS
+from engine.rules import apply, legal_moves
+from engine.scoring import breakdown, rank
+from engine.setup import new_game
+from engine.state import Phase
+from engine.views import private_view
+
+CATALOG = load_catalog()
+LEVEL_ORDER = ("random", "easy", "normal", "strong")
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        a, b, c = os.getloadavg()
+        load = f"load {a:.2f} {b:.2f} {c:.2f}"
+    except OSError:
+        load = "load ?"
+    return (f"{platform.system()} {platform.release()} {platform.machine()}, "
+            f"{os.cpu_count()} CPUs ({cpu}), {load}; Python {platform.python_version()} "
+            f"({platform.python_implementation()})")
+
+
+# --------------------------------------------------------------------------- one game
+
+
+def play(task: tuple[str, tuple[str, ...], int, dict[str, Any]]) -> dict[str, Any]:
+    """Play one game: ``(kind, levels per seat, seed, GameOptions fields)``."""
+    kind, levels, seed, opts = task
+    options = GameOptions(players=len(levels), **opts)
+    state = new_game(CATALOG, options, seed)
+    players = [make_player(lv, seed * 31 + i) for i, lv in enumerate(levels)]
+    times: dict[str, list[float]] = defaultdict(list)
+    passed: list[bool] = []
+    while state.phase is not Phase.OVER:
+        if state.phase is Phase.DRAFT:
+            seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
+        else:
+            current = state.current_seat
+            assert current is not None
+            seat = current
+        legal = legal_moves(state, seat)
+        view = private_view(state, seat)
+        t0 = time.perf_counter()
+        move = players[seat].choose(view, legal)
+        times[levels[seat]].append(time.perf_counter() - t0)
+        state, events = apply(state, move)
+        passed += [e.passed for e in events if isinstance(e, ScenarioResult)]
+    scores = [breakdown(state.config, s) for s in state.seats]
+    _, winners, _ = rank(scores)
+    return {"kind": kind, "levels": levels, "seed": seed, "scenario": opts.get("scenario"),
+            "scores": [s["total"] for s in scores],
+            "parts": [(s["goal_points"], s["cat_points"], s["button_points"]) for s in scores],
+            "winners": winners, "passed": passed, "times": dict(times)}
+
+
+def run_all(tasks: list[tuple[str, tuple[str, ...], int, dict[str, Any]]], workers: int,
+            label: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    t0 = time.time()
+    with Pool(workers) as pool:
+        for i, res in enumerate(pool.imap_unordered(play, tasks, chunksize=1), 1):
+            out.append(res)
+            if sys.stderr.isatty():
+                print(f"\r  {label}: {i}/{len(tasks)} games, {time.time() - t0:.0f}s",
+                      end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    return out
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(p * len(s)))] if s else float("nan")
+
+
+def report_solo(results: list[dict[str, Any]], levels: Iterable[str]) -> None:
+    print("\n== solo standard games (random cats, boards and goal offers)")
+    print(f"{'level':<8} {'games':>5} {'mean':>6} {'sd':>5} {'median':>6} {'min':>4} {'max':>4}"
+          f" {'goals':>6} {'cats':>6} {'buttons':>7}")
+    for lv in levels:
+        rows = [r for r in results if r["kind"] == "solo" and r["levels"][0] == lv]
+        if not rows:
+            continue
+        tot = [r["scores"][0] for r in rows]
+        parts = [r["parts"][0] for r in rows]
+        print(f"{lv:<8} {len(tot):>5} {statistics.mean(tot):>6.1f} "
+              f"{statistics.pstdev(tot):>5.1f} {statistics.median(tot):>6.1f} {min(tot):>4} "
+              f"{max(tot):>4} {statistics.mean(p[0] for p in parts):>6.1f} "
+              f"{statistics.mean(p[1] for p in parts):>6.1f} "
+              f"{statistics.mean(p[2] for p in parts):>7.1f}")
+
+
+def report_scenarios(results: list[dict[str, Any]], levels: Iterable[str]) -> None:
+    rows = [r for r in results if r["kind"] == "scenario"]
+    if not rows:
+        return
+    print("\n== solo scenarios: pass rate (mean score)")
+    nums = sorted({r["scenario"] for r in rows})
+    print(f"{'level':<8} " + " ".join(f"{'#' + str(n):>11}" for n in nums))
+    for lv in levels:
+        cells = []
+        for n in nums:
+            rs = [r for r in rows if r["levels"][0] == lv and r["scenario"] == n]
+            if not rs:
+                cells.append(f"{'-':>11}")
+                continue
+            ok = sum(1 for r in rs if r["passed"] and r["passed"][0])
+            mean = statistics.mean(r["scores"][0] for r in rs)
+            cells.append(f"{ok:>2}/{len(rs):<2} ({mean:>3.0f})")
+        if any(c.strip() != "-" for c in cells):
+            print(f"{lv:<8} " + " ".join(cells))
+
+
+def report_h2h(results: list[dict[str, Any]]) -> None:
+    rows = [r for r in results if r["kind"] == "h2h"]
+    if not rows:
+        return
+    print("\n== head-to-head: win rate (shared wins split), mean score")
+    by: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[tuple(sorted(r["levels"], key=LEVEL_ORDER.index))].append(r)
+    for lineup, rs in sorted(by.items(), key=lambda x: (len(x[0]), x[0])):
+        wins: dict[str, float] = defaultdict(float)
+        seats: dict[str, int] = defaultdict(int)
+        score: dict[str, list[int]] = defaultdict(list)
+        for r in rs:
+            for i, lv in enumerate(r["levels"]):
+                seats[lv] += 1
+                score[lv].append(r["scores"][i])
+                if i in r["winners"]:
+                    wins[lv] += 1 / len(r["winners"])
+        parts = [f"{lv} wins {wins[lv] / len(rs):.0%} (mean {statistics.mean(score[lv]):.1f})"
+                 for lv in sorted(seats, key=LEVEL_ORDER.index)]
+        print(f"{len(lineup)}p {'-'.join(lineup):<24} {len(rs):>4} games: " + "; ".join(parts))
+        pair = sorted(seats, key=LEVEL_ORDER.index)
+        if len(lineup) == 2 and len(pair) == 2:
+            a, b = pair
+            better = sum(1 for r in rs if r["scores"][r["levels"].index(b)]
+                         > r["scores"][r["levels"].index(a)])
+            print(f"{'':<28} {b} outscores {a} in {better}/{len(rs)} games")
+
+
+def report_times(results: list[dict[str, Any]]) -> None:
+    print("\n== time per move (choose, goal choices included), ms")
+    print(f"{'level':<8} {'moves':>7} {'median':>7} {'p99':>7} {'max':>7}")
+    times: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        for lv, ts in r["times"].items():
+            times[lv].extend(ts)
+    for lv in sorted(times, key=LEVEL_ORDER.index):
+        ts = times[lv]
+        print(f"{lv:<8} {len(ts):>7} {1000 * statistics.median(ts):>7.1f} "
+              f"{1000 * pct(ts, 0.99):>7.1f} {1000 * max(ts):>7.1f}")
+
+
+# --------------------------------------------------------------------------- calibration
+
+_ROWS = 23  # turns left 0..22
+
+
+def _snapshots(task: tuple[int, str]) -> dict[str, Any]:
+    """One solo standard game of the normal player (with the tables given as module text, or
+    the installed ones): the quilt after every placement."""
+    seed, tables = task
+    if tables:
+        _install(tables)
+    state = new_game(CATALOG, GameOptions(players=1), seed)
+    player = make_player("normal", seed * 31)
+    rules = Rules(state.config)
+    snaps = []
+    while state.phase is not Phase.OVER:
+        view = private_view(state, 0)
+        state, _ = apply(state, player.choose(view, legal_moves(state, 0)))
+        if state.phase is not Phase.DRAFT:
+            s = own_quilt(private_view(state, 0), rules)
+            snaps.append((tuple(s.q), s.bm, s.cm, s.rainbow))
+    return {"config": state.config, "goals": state.seats[0].goals, "snaps": snaps,
+            "goal_points": [g["points"] for g in breakdown(state.config, state.seats[0])["goals"]]}
+
+
+def _install(source: str) -> None:
+    """Use the tables of a generated module (text) in this process."""
+    import engine.ai.evaluate as ev
+
+    ns: dict[str, Any] = {}
+    exec(compile(source, "<tables>", "exec"), ns)
+    for name in ("BUTTON", "SIZE_CAT", "SHAPE_FIRST", "SHAPE_SECOND", "GOAL_M"):
+        setattr(ev, name, ns[name])
+
+
+def _quilt(rules: Rules, snap: tuple[Any, ...]) -> Quilt:
+    q, bm, cm, rainbow = snap
+    buttons = tuple((c, q[c] // 6) for c in bits(bm))
+    cats = tuple((c, rules.cat_of_pattern[q[c] % 6]) for c in bits(cm))
+    return rules.quilt(q, bm, cm, buttons, cats, rainbow)
+
+
+Agg = dict[Any, list[float]]
+
+
+def _features(games: list[dict[str, Any]]) -> tuple[Agg, Agg, Agg, list[Any]]:
+    """Outcome counts: buttons by (size, liberties, T), size cats by (need, liberties, T),
+    shape cats by (length, k1, k2, T), and goal states with the points finally reached."""
+    btn: Agg = defaultdict(lambda: [0.0, 0.0])
+    size: Agg = defaultdict(lambda: [0.0, 0.0])
+    shape: Agg = defaultdict(lambda: [0.0, 0.0])
+    goals: list[Any] = []
+    for g in games:
+        cfg = g["config"]
+        rules = Rules(cfg)
+        qs = [_quilt(rules, s) for s in g["snaps"]]
+        bev: list[tuple[int, int]] = []
+        cev: list[tuple[int, int, int]] = []
+        for i in range(1, len(qs)):
+            a, b = qs[i - 1], qs[i]
+            cell = (a.empty & ~b.empty).bit_length() - 1
+            if b.bm != a.bm:
+                bev.append((i, b.cgroups[b.cgid[cell]][0]))
+            if b.cm != a.cm:
+                cev.append((i, b.q[cell] % 6, b.pgroups[b.pgid[cell]][0]))
+        for i, s in enumerate(qs[:-1]):
+            turns = s.empty.bit_count()
+            forbid = [0] * 6
+            for m, nb, k in s.cgroups.values():
+                if m & s.bm:
+                    forbid[k] |= nb
+            for m, nb, k in s.cgroups.values():
+                libs = (nb & s.empty & ~forbid[k]).bit_count()
+                if m & s.bm or not libs:
+                    continue
+                ok = any(j > i and gm & m == m for j, gm in bev)
+                a_ = btn[(m.bit_count(), min(libs, 4), turns)]
+                a_[0] += ok
+                a_[1] += 1
+            pf = [0] * 6
+            opened = [0] * 6
+            for m, nb, k in s.pgroups.values():
+                if m & s.cm:
+                    pf[k] |= nb
+                else:
+                    opened[k] |= m
+            for m, nb, k in s.pgroups.values():
+                c = cfg.cats[rules.cat_of_pattern[k]]
+                libs = (nb & s.empty & ~pf[k]).bit_count()
+                if m & s.cm or not c.min_size or not libs:
+                    continue
+                ok = any(j > i and gm & m == m for j, _, gm in cev)
+                a_ = size[(c.min_size - m.bit_count(), min(libs, 3), turns)]
+                a_[0] += ok
+                a_[1] += 1
+            for ci, c in enumerate(cfg.cats):
+                if c.min_size:
+                    continue
+                for k in c.patterns:
+                    ks: list[int] = []
+                    if opened[k]:
+                        blocked = ~(opened[k] | s.empty) | pf[k]
+                        found = sorted(((m & s.empty).bit_count(), m)
+                                       for m in rules.cat_shapes[ci]
+                                       if not m & blocked and m & opened[k])
+                        used = 0
+                        for kk, m in found:
+                            if m & used or kk > turns:
+                                continue
+                            ks.append(kk)
+                            used |= m
+                            if len(ks) == 2:
+                                break
+                    fut = sum(1 for j, p, _ in cev if j > i and p == k)
+                    a_ = shape[(len(c.shape), ks[0] if ks else 0, ks[1] if len(ks) > 1 else 0,
+                                turns)]
+                    a_[0] += fut
+                    a_[1] += 1
+            for gi, (spot, gid) in enumerate(zip(cfg.goal_spots, g["goals"], strict=True)):
+                ts = [s.q[n] for n in NEIGHBOURS[spot] if s.q[n] >= 0]
+                if len(ts) < 6:
+                    goals.append((cfg.goal(gid), counts_of([t // 6 for t in ts]),
+                                  counts_of([t % 6 for t in ts]), turns, g["goal_points"][gi]))
+    return btn, size, shape, goals
+
+
+def _row(agg: Agg, key: Callable[[int], Any], minn: int = 40) -> list[float]:
+    """A chance per T, pooling neighbouring T until ``minn`` samples."""
+    out = []
+    for t in range(_ROWS):
+        s = n = 0.0
+        for r in range(_ROWS):
+            s = n = 0.0
+            for tt in range(t - r, t + r + 1):
+                a = agg.get(key(tt))
+                if a:
+                    s += a[0]
+                    n += a[1]
+            if n >= minn:
+                break
+        out.append(round(s / n, 3) if n else 0.0)
+    return out
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        if abs(m[i][i]) < 1e-9:
+            continue
+        for r in range(n):
+            if r != i:
+                f = m[r][i] / m[i][i]
+                for c in range(i, n + 1):
+                    m[r][c] -= f * m[i][c]
+    return [m[i][n] / m[i][i] if abs(m[i][i]) > 1e-9 else 0.0 for i in range(n)]
+
+
+def _shape_rows(shape: Agg, length: int) -> tuple[list[list[float]], list[list[float]]]:
+    """Additive fit E[cats] = first[k1] + second[k2] per T (ridge, T window ±2)."""
+    first = [[0.0] * _ROWS for _ in range(length)]
+    second = [[0.0] * _ROWS for _ in range(length)]
+    n = 2 * length
+    for t in range(_ROWS):
+        xtx = [[0.0] * n for _ in range(n)]
+        xty = [0.0] * n
+        for (ln, k1, k2, tt), (s, cnt) in shape.items():
+            if ln != length or abs(tt - t) > 2:
+                continue
+            cols = [k1] + ([length + k2] if k2 else [])
+            for a in cols:
+                xty[a] += s
+                for b in cols:
+                    xtx[a][b] += cnt
+        for i in range(n):
+            xtx[i][i] += 5.0
+        sol = _solve(xtx, xty)
+        for k in range(length):
+            first[k][t] = round(max(0.0, sol[k]), 3)
+            second[k][t] = round(max(0.0, sol[length + k]), 3)
+    for rows in (first, second):  # fewer cells needed is never worse
+        for k in range(2, length):
+            rows[k] = [min(a, b) for a, b in zip(rows[k], rows[k - 1], strict=True)]
+    return first, second
+
+
+def _goal_m(goals: list[Any]) -> list[float]:
+    by: dict[int, list[Any]] = defaultdict(list)
+    for rule, cc, pc, t, pts in goals:
+        by[t].append((rule, cc, pc, pts))
+    ms = [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 7, 8]
+    best = [4.0]
+    for t in range(1, _ROWS):
+        rows = by.get(t, [])
+        if not rows:
+            best.append(best[-1])
+            continue
+        err = [(sum((goal_value(r.counts, r.one_way, r.both_ways, False, m, cc, pc) - pts) ** 2
+                    for r, cc, pc, pts in rows), m) for m in ms]
+        best.append(float(min(err)[1]))
+    best[0] = best[1]
+    return best
+
+
+def _fmt(row: Iterable[float], indent: int) -> str:
+    vals = [(f"{x:.3f}".rstrip("0").rstrip(".") if x else "0.0") for x in row]
+    pad = " " * (indent + 4)
+    lines = [", ".join(vals[i:i + 11]) for i in range(0, len(vals), 11)]
+    return "(\n" + ",\n".join(pad + ln for ln in lines) + ",\n" + " " * indent + ")"
+
+
+def tables_module(games: list[dict[str, Any]]) -> str:
+    """The text of engine/ai/tables.py measured from ``games``."""
+    btn, size, shape, goals = _features(games)
+    out = ['"""Chance tables for the value function, measured from self-play '
+           '(do not edit by hand).',
+           "",
+           f"Generated by ``benchmarks/bench_ai.py --calibrate`` from {len(games)} solo standard "
+           "games.",
+           "Every table is indexed last by the turns left (empty cells of the quilt), 0 to 22.",
+           '"""', "", "from __future__ import annotations", "", "Row = tuple[float, ...]", "",
+           "# chance that a colour group without a button gets one: [size - 1][free liberties - 1]"
+           "[T]",
+           "BUTTON: tuple[tuple[Row, ...], ...] = ("]
+    for s in (1, 2):
+        out.append("    (")
+        for lib in (1, 2, 3, 4):
+            out.append(f"        {_fmt(_row(btn, lambda t, s=s, lib=lib: (s, lib, t)), 8)},")
+        out.append("    ),")
+    out += [")", "",
+            "# chance that a pattern group without a cat attracts its size cat: "
+            "[need - 1][libs - 1][T]",
+            "SIZE_CAT: tuple[tuple[Row, ...], ...] = ("]
+    for need in range(1, 7):
+        out.append("    (")
+        for lib in (1, 2, 3):
+            row = _row(size, lambda t, need=need, lib=lib: (need, lib, t), 30)
+            out.append(f"        {_fmt(row, 8)},")
+        out.append("    ),")
+    out.append(")")
+    fits = {n: _shape_rows(shape, n) for n in (3, 4, 5)}
+    for name, part, doc in (("SHAPE_FIRST", 0, "expected cats of a pattern from its best open "
+                             "shape placement"),
+                            ("SHAPE_SECOND", 1, "extra expected cats from the second-best "
+                             "placement")):
+        out += ["", f"# {doc}:",
+                "# shape length -> [empty cells still needed][T] (row 0: no open placement)",
+                f"{name}: dict[int, tuple[Row, ...]] = {{"]
+        for n in (3, 4, 5):
+            out.append(f"    {n}: (")
+            out += [f"        {_fmt(r, 8)}," for r in fits[n][part]]
+            out.append("    ),")
+        out.append("}")
+    out += ["", "# goal choosiness m (engine.ai.goals) that best predicts the goal points "
+            "reached: [T]", f"GOAL_M: Row = {_fmt(_goal_m(goals), 0)}"]
+    return "\n".join(out) + "\n"
+
+
+def _goal_outcomes(seed: int) -> list[tuple[str, int, float, float]]:
+    """One normal solo standard game: (goal, spot index, points, model points at the draft)."""
+    from engine.ai.evaluate import Evaluator
+    from engine.ai.tables import GOAL_M
+
+    state = new_game(CATALOG, GameOptions(players=1), seed)
+    player = make_player("normal", seed * 31)
+    while state.phase is not Phase.OVER:
+        state, _ = apply(state, player.choose(private_view(state, 0), legal_moves(state, 0)))
+    goals = state.seats[0].goals
+    assert goals is not None
+    rules = Rules(state.config)
+    ev = Evaluator(state.config, rules, goals)
+    empty = rules.quilt(new_game(CATALOG, GameOptions(players=1), seed).seats[0].quilt,
+                        0, 0, (), (), False)
+    model = ev.goal_points(empty, GOAL_M[22] * ev.w.goal_m)
+    points = [g["points"] for g in breakdown(state.config, state.seats[0])["goals"]]
+    return [(g, i, float(points[i]), model[i]) for i, g in enumerate(goals)]
+
+
+def draft_table(games: int, workers: int) -> str:
+    """Measured minus modelled goal points per (goal, spot), as the DRAFT_CORRECTION literal."""
+    sums: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    with Pool(workers) as pool:
+        for rows in pool.imap_unordered(_goal_outcomes, range(70_000, 70_000 + games), 4):
+            for g, i, pts, model in rows:
+                a = sums[(g, i)]
+                a[0] += pts - model
+                a[1] += 1
+    lines = [f"# measured over {games} normal solo games: goal points reached minus the model's",
+             "DRAFT_CORRECTION: dict[tuple[str, int], float] = {"]
+    for (g, i), (d, n) in sorted(sums.items()):
+        lines.append(f"    ({g!r}, {i}): {d / n:.2f},  # {int(n)} games")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def calibrate(games: int, rounds: int, workers: int) -> str:
+    pooled: list[dict[str, Any]] = []
+    source = ""
+    for r in range(rounds):
+        tasks = [(90_000 + 1000 * r + i, source) for i in range(games)]
+        with Pool(workers) as pool:
+            pooled += pool.map(_snapshots, tasks, chunksize=2)
+        source = tables_module(pooled)
+        print(f"calibration round {r + 1}: {len(pooled)} games pooled", file=sys.stderr)
+    return source
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--levels", default="easy,normal,strong")
+    ap.add_argument("--solo", type=int, default=200, help="solo standard games per level")
+    ap.add_argument("--solo-strong", type=int, default=None,
+                    help="solo standard games for strong (default: --solo)")
+    ap.add_argument("--scenarios", type=int, default=20, help="games per scenario per level")
+    ap.add_argument("--scenario-levels", default="normal,strong")
+    ap.add_argument("--h2h", type=int, default=40, help="games per head-to-head line-up")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1000, help="first seed")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI smoke run: 6 solo games per level, 1 per scenario, 2 per line-up")
+    ap.add_argument("--json", metavar="FILE", help="also write every game's result here")
+    ap.add_argument("--calibrate", type=int, metavar="N",
+                    help="print engine/ai/tables.py measured from N normal solo games per round")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--draft-table", type=int, metavar="N",
+                    help="print the draft corrections measured from N normal solo games")
+    args = ap.parse_args(argv)
+    if args.draft_table:
+        sys.stdout.write(draft_table(args.draft_table, args.workers))
+        return 0
+    if args.calibrate:
+        sys.stdout.write(calibrate(args.calibrate, args.rounds, args.workers))
+        return 0
+    if args.quick:
+        args.solo, args.solo_strong, args.scenarios, args.h2h = 6, 3, 1, 2
+    levels = [lv for lv in args.levels.split(",") if lv]
+    solo_strong = args.solo if args.solo_strong is None else args.solo_strong
+    print(f"machine: {machine_line()}")
+    print(f"workers: {args.workers}; first seed {args.seed}")
+    tasks: list[tuple[str, tuple[str, ...], int, dict[str, Any]]] = []
+    for lv in levels:
+        n = solo_strong if lv == "strong" else args.solo
+        tasks += [("solo", (lv,), args.seed + i, {}) for i in range(n)]
+    for lv in [x for x in args.scenario_levels.split(",") if x in levels]:
+        for k in range(1, 11):
+            tasks += [("scenario", (lv,), args.seed + 100 * k + i, {"scenario": k})
+                      for i in range(args.scenarios)]
+    lineups: list[tuple[str, ...]] = []
+    if len(levels) >= 2:
+        for i, a in enumerate(levels):
+            for b in levels[i + 1:]:
+                lineups.append((a, b))
+        lineups.append(tuple(levels[:3]) if len(levels) >= 3 else (levels[0], levels[1],
+                                                                      levels[1]))
+        lineups.append((*levels[:3], levels[-1]) if len(levels) >= 3
+                       else (levels[0], levels[1], levels[0], levels[1]))
+    for lineup in lineups:
+        for i in range(args.h2h):
+            # rotate the seats so that no level keeps one seat
+            k = i % len(lineup)
+            seated = lineup[k:] + lineup[:k]
+            tasks.append(("h2h", seated, args.seed + 5000 + i, {}))
+    # longest games first keeps both workers busy to the end
+    cost = {"random": 0, "easy": 1, "normal": 2, "strong": 30}
+    tasks.sort(key=lambda t: -sum(cost.get(lv, 1) for lv in t[1]))
+    t0 = time.time()
+    results = run_all(tasks, args.workers, "games")
+    print(f"{len(results)} games in {time.time() - t0:.0f}s")
+    if solo_strong != args.solo and "strong" in levels:
+        print(f"(strong played {solo_strong} solo standard games, the others {args.solo})")
+    report_solo(results, levels)
+    report_scenarios(results, levels)
+    report_h2h(results)
+    report_times(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

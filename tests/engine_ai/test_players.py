@@ -1,0 +1,169 @@
+"""Every level plays legal moves, deterministically, to the end of the game, in every variant."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from data import Catalog
+from engine.ai import LEVELS, make_player
+from engine.ai.base import Player
+from engine.ai.players import StrongPlayer, draft_value
+from engine.config import GameOptions, Restriction, Setup
+from engine.moves import ChooseGoals, Move
+from engine.rules import apply, legal_moves
+from engine.scoring import breakdown
+from engine.setup import new_game
+from engine.state import GameState, Phase
+from engine.views import private_view
+from tests.engine_ai.conftest import random_state, seat_to_move
+
+LEVEL_NAMES = ["easy", "normal", "strong"]
+
+
+def _player(level: str, seed: int) -> Player:
+    """Strong with a small search budget keeps the suite quick; the code path is the same."""
+    if level == "strong":
+        return StrongPlayer(seed, width=3, samples=2)
+    return make_player(level, seed)
+
+
+def _play(catalog: Catalog, options: GameOptions, seed: int, levels: list[str],
+          max_moves: int = 10_000) -> tuple[GameState, list[Move]]:
+    players = [_player(lv, seed * 7 + i) for i, lv in enumerate(levels)]
+    state = new_game(catalog, options, seed)
+    moves: list[Move] = []
+    while state.phase is not Phase.OVER and len(moves) < max_moves:
+        seat = seat_to_move(state)
+        legal = legal_moves(state, seat)
+        move = players[seat].choose(private_view(state, seat), legal)
+        assert move in legal
+        state, _ = apply(state, move)
+        moves.append(move)
+    return state, moves
+
+
+def test_levels_are_registered() -> None:
+    assert {"random", "easy", "normal", "strong"} <= set(LEVELS)
+    for level in LEVELS:
+        assert make_player(level, 1).level == level
+    with pytest.raises(ValueError):
+        make_player("grandmaster", 1)
+
+
+VARIANTS = [
+    GameOptions(players=1),
+    GameOptions(players=2, setup=Setup.BEGINNER),
+    GameOptions(players=4),
+    GameOptions(players=2, family=True),
+    GameOptions(players=1, scenario=6),
+    GameOptions(players=2, lower_variance=True),
+    GameOptions(players=1, restriction=Restriction.NO_HAND),
+    GameOptions(players=1, restriction=Restriction.ADJACENT),
+    GameOptions(players=2, restriction=Restriction.SAME_COLOR),
+    GameOptions(players=1, restriction=Restriction.SAME_PATTERN),
+    GameOptions(players=1, restriction=Restriction.BOTH_WAYS),
+]
+
+
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: f"{o.players}p-{o.setup}-"
+                         f"{o.restriction}-{o.scenario}-{o.family}-{o.lower_variance}")
+def test_only_legal_moves_in_every_variant(catalog: Catalog, level: str,
+                                           options: GameOptions) -> None:
+    """A stretch of play from several points of a game (strong: a short stretch)."""
+    state = random_state(catalog, options, 3, 5)
+    player = _player(level, 11)
+    rng = random.Random(0)
+    steps = 6 if level == "strong" else 20
+    for _ in range(steps):
+        if state.phase is Phase.OVER:
+            break
+        seat = seat_to_move(state)
+        legal = legal_moves(state, seat)
+        move = player.choose(private_view(state, seat), legal)
+        assert move in legal
+        # mix in random moves so the player meets many different positions
+        state, _ = apply(state, move if rng.random() < 0.5 else rng.choice(legal))
+
+
+@pytest.mark.parametrize("level", ["easy", "normal"])
+def test_whole_games_finish(catalog: Catalog, level: str) -> None:
+    for seed, players in ((1, 1), (2, 3)) if level == "easy" else ((1, 1),):
+        state, moves = _play(catalog, GameOptions(players=players), seed, [level] * players)
+        assert state.phase is Phase.OVER
+        assert len(moves) == 22 * players + players  # placements + one goal choice each
+
+
+def test_strong_finishes_a_game(catalog: Catalog) -> None:
+    state, _ = _play(catalog, GameOptions(players=2), 5, ["strong", "normal"])
+    assert state.phase is Phase.OVER
+
+
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_same_seed_same_game(catalog: Catalog, level: str) -> None:
+    limit = 8 if level == "strong" else 24
+    a = _play(catalog, GameOptions(players=2), 8, [level, level], limit)
+    b = _play(catalog, GameOptions(players=2), 8, [level, level], limit)
+    assert a[1] == b[1]
+
+
+def test_normal_beats_random(catalog: Catalog) -> None:
+    normal = [breakdown(s.config, s.seats[0])["total"]
+              for s, _ in (_play(catalog, GameOptions(players=1), seed, ["normal"])
+                           for seed in range(3))]
+    rand = [breakdown(s.config, s.seats[0])["total"]
+            for s, _ in (_play_random(catalog, seed) for seed in range(3))]
+    assert statistics.mean(normal) > statistics.mean(rand) + 15
+
+
+def _play_random(catalog: Catalog, seed: int) -> tuple[GameState, list[Move]]:
+    player = make_player("random", seed)
+    state = new_game(catalog, GameOptions(players=1), seed)
+    moves: list[Move] = []
+    while state.phase is not Phase.OVER:
+        legal = legal_moves(state, 0)
+        move = player.choose(private_view(state, 0), legal)
+        state, _ = apply(state, move)
+        moves.append(move)
+    return state, moves
+
+
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_draft_is_legal_and_sensible(catalog: Catalog, level: str) -> None:
+    for seed in range(4):
+        state = new_game(catalog, GameOptions(players=2), seed)
+        for seat in (0, 1):
+            legal = legal_moves(state, seat)
+            move = _player(level, seed).choose(private_view(state, seat), legal)
+            assert isinstance(move, ChooseGoals) and move in legal
+            state, _ = apply(state, move)
+    assert state.phase is Phase.PLAY
+
+
+def test_draft_prefers_achievable_goals(catalog: Catalog) -> None:
+    """Offered the hardest goals plus an easy one, normal keeps the easy one."""
+    state = new_game(catalog, GameOptions(players=1), 1)
+    offer = ("all-different", "aaa-bbb", "aaaa-bb", "aaa-bb-c")
+    seat = state.seats[0]
+    from dataclasses import replace
+
+    state = replace(state, seats=(replace(seat, goal_offer=offer),))
+    legal = legal_moves(state, 0)
+    move = make_player("normal", 1).choose(private_view(state, 0), legal)
+    assert isinstance(move, ChooseGoals)
+    assert "aaa-bb-c" in move.goals and "aaa-bbb" not in move.goals
+
+
+def test_draft_value_orders_goal_sets(catalog: Catalog) -> None:
+    from engine.ai.evaluate import DEFAULT
+    from engine.ai.players import _Brain
+
+    state = new_game(catalog, GameOptions(players=1), 2)
+    view = private_view(state, 0)
+    brain = _Brain(DEFAULT)
+    easy = draft_value(brain, view, ("aaa-bb-c", "aa-bb-c-d", "aa-bb-cc"))
+    hard = draft_value(brain, view, ("aaa-bbb", "aaaa-bb", "aa-bb-cc"))
+    assert easy > hard
