@@ -53,6 +53,7 @@ class Weights:
     rainbow: float = 1.0
     goal: float = 0.9
     goal_m: float = 1.0  # scale on the goal choosiness of the tables
+    join: float = 0.0  # per colour with a cell joining two single patches (a button in one)
     scenario_bonus: float = 12.0  # per scenario condition (solo achievement mode)
 
 
@@ -66,7 +67,8 @@ class Features:
 
     def __init__(self) -> None:
         # colour group id -> (colour, size, free liberties capped at 4), buttonless groups only
-        self.colour: dict[int, tuple[int, int, int]] = {}
+        # (and the free liberties themselves, as a mask)
+        self.colour: dict[int, tuple[int, int, int, int]] = {}
         # per colour: cells next to a buttoned group of that colour
         self.colour_forbid = [0, 0, 0, 0, 0, 0]
         # pattern group id -> (cat index, tiles still needed, liberties capped at 3)
@@ -148,17 +150,23 @@ class Evaluator:
         pot1 = pot2 = 0.0
         b1, b2 = BUTTON
         miss = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # chance each colour gets no (more) button
-        for key, size, libs in f.colour.values():
+        seen = [0, 0, 0, 0, 0, 0]  # free liberties of single patches, per colour
+        joins = 0  # colours with a cell where one tile would join two single patches into 3
+        for key, size, libs, free in f.colour.values():
             if size == 2:
                 p = b2[libs - 1][turns]
                 pot2 += p
             elif turns >= 2:
                 p = b1[libs - 1][turns]
                 pot1 += p
+                if seen[key] & free:
+                    joins |= 1 << key
+                seen[key] |= free
             else:
                 continue
             miss[key] *= 1.0 - p
-        v += BUTTON_POINTS * (w.button * pot2 + w.button1 * pot1)
+        v += BUTTON_POINTS * (w.button * pot2 + w.button1 * pot1
+                              + w.join * joins.bit_count() * b2[0][turns])
         # -- rainbow: every colour without a button still gets one
         if not s.rainbow:
             chance = 1.0
@@ -180,7 +188,7 @@ class Evaluator:
         v += w.size_cat * size_total + self._shapes(s, f, turns, cat_tokens)
         if self.scenario is not None:
             buttons = [0.0] * 6
-            for key, size, libs in f.colour.values():
+            for key, size, libs, _ in f.colour.values():
                 buttons[key] += (b2 if size == 2 else b1)[libs - 1][turns]
             v += self._scenario(s, goals, cat_tokens, buttons)
         return v
@@ -199,14 +207,14 @@ class Evaluator:
         return f
 
     def _colour_entry(self, s: Quilt, gid: int, forbid: list[int]
-                      ) -> tuple[int, int, int] | None:
+                      ) -> tuple[int, int, int, int] | None:
         mask, nb, key = s.cgroups[gid]
         if mask & s.bm:
             return None
-        libs = (nb & s.empty & ~forbid[key]).bit_count()
-        if not libs:
+        free = nb & s.empty & ~forbid[key]
+        if not free:
             return None
-        return key, mask.bit_count(), min(libs, 4)
+        return key, mask.bit_count(), min(free.bit_count(), 4), free
 
     def _pattern_entry(self, s: Quilt, gid: int, forbid: list[int]
                        ) -> tuple[int, int, int] | None:
@@ -243,9 +251,9 @@ class Evaluator:
             else:
                 f.opened[key] |= mask
         for gid in s.pgroups:
-            e = self._pattern_entry(s, gid, f.pattern_forbid)
-            if e is not None:
-                f.pattern[gid] = e
+            pe = self._pattern_entry(s, gid, f.pattern_forbid)
+            if pe is not None:
+                f.pattern[gid] = pe
         return f
 
     def _derive(self, s: Quilt, pf: Features) -> Features:
@@ -305,11 +313,11 @@ class Evaluator:
         else:
             opened[pattern] |= bit
         for g in redo:
-            e = self._pattern_entry(s, g, pforbid)
-            if e is None:
+            pe = self._pattern_entry(s, g, pforbid)
+            if pe is None:
                 pattern_.pop(g, None)
             else:
-                pattern_[g] = e
+                pattern_[g] = pe
         f.pattern, f.pattern_forbid, f.opened = pattern_, pforbid, opened
         return f
 

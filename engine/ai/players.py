@@ -296,18 +296,23 @@ class StrongPlayer(_Base):
     """Two-turn search with sampled market refills: see the module docstring."""
 
     level = "strong"
-    width = 10  # first placements searched (best with the other hand tile)
+    pool = 40  # placements (best on their own) tried with the other hand tile ...
+    width = 10  # ... of which the best are searched
     keep = 3  # and the best few placements on their own
     samples = 6  # unseen tiles sampled to value the next market
     leftover_weight = 0.85
     market_weight = 0.35
 
-    def __init__(self, seed: int, width: int | None = None, samples: int | None = None) -> None:
+    def __init__(self, seed: int, width: int | None = None, samples: int | None = None,
+                 pool: int | None = None) -> None:
+        """``width``, ``samples`` and ``pool`` shrink the search (tests use a small one)."""
         super().__init__(seed)
         if width is not None:
             self.width = width
         if samples is not None:
             self.samples = samples
+        if pool is not None:
+            self.pool = pool
 
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
               search: _Searcher) -> Move:
@@ -326,7 +331,7 @@ class StrongPlayer(_Base):
         # preselect: the placements that go best with the other hand tile placed next turn,
         # plus the best few on their own
         pre: list[tuple[float, int]] = []
-        for i, opt in enumerate(options):
+        for i, opt in enumerate(options[: self.pool]):
             assert opt.state is not None and opt.source is not None
             got = search.best_placement(opt.state, hand[1 - opt.source])
             memos[i] = {hand[1 - opt.source]: got}

@@ -23,7 +23,8 @@ from engine.quilt_record import score_record
 def test_play_json_records_rescore(catalog: Catalog, capsys: pytest.CaptureFixture[str],
                                    monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
     # strong with a small search budget: same code path, quick enough for the suite
-    monkeypatch.setitem(LEVELS, "strong", lambda seed: StrongPlayer(seed, width=2, samples=2))
+    monkeypatch.setitem(LEVELS, "strong",
+                        lambda seed: StrongPlayer(seed, width=2, samples=1, pool=6))
     assert main(["play", *args, "--json"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     games = int(args[args.index("--games") + 1]) if "--games" in args else 1

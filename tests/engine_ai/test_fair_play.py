@@ -52,8 +52,8 @@ def test_choice_ignores_hidden_information(catalog: Catalog, players: int, moves
     assert private_view(twin, seat) == private_view(state, seat)
     legal = legal_moves(state, seat)
     assert legal_moves(twin, seat) == legal
-    players_a = [make_player("easy", 5), make_player("normal", 5), StrongPlayer(5, 3, 4)]
-    players_b = [make_player("easy", 5), make_player("normal", 5), StrongPlayer(5, 3, 4)]
+    players_a = [make_player("easy", 5), make_player("normal", 5), StrongPlayer(5, 3, 4, 8)]
+    players_b = [make_player("easy", 5), make_player("normal", 5), StrongPlayer(5, 3, 4, 8)]
     for a, b in zip(players_a, players_b, strict=True):
         assert a.choose(private_view(state, seat), legal) == b.choose(
             private_view(twin, seat), legal)
