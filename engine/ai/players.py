@@ -27,6 +27,7 @@ corrections per goal and spot (:data:`DRAFT_CORRECTION`). Easy adds noise to tha
 
 from __future__ import annotations
 
+import abc
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -177,7 +178,7 @@ class _Searcher:
         return best_v, best_s
 
 
-class _Base:
+class _Base(abc.ABC):
     """Shared plumbing: the draft, then ``_turn`` for placements."""
 
     level = "base"
@@ -207,9 +208,10 @@ class _Base:
             opt.value = ev.value(opt.state)
         return self._turn(view, legal, root, options, _Searcher(ev, rules))
 
+    @abc.abstractmethod
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
               search: _Searcher) -> Move:
-        raise NotImplementedError
+        """Pick the turn among ``options`` (each level searches its own way)."""
 
 
 class EasyPlayer(_Base):
