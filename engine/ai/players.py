@@ -13,10 +13,12 @@ seeded ``random.Random`` and nothing else random. They share the quilt model
   best few placements looks one turn ahead at each market tile it could take: how much the
   best placement of that tile would add next turn.
 - **strong** searches two turns: for its most promising placements, every market pick, and the
-  best placement of either tile in the hand it will then hold; the tile left over in the hand
-  is valued by where it could go after that. Tiles it cannot see are sampled from the unseen
-  pool (:mod:`engine.ai.seen`) to value the next market (in solo, the market tile that slides
-  along the conveyor stays and is known).
+  best two placements of either tile in the hand it will then hold, each followed by the best
+  spot of the tile left over (which may yet be swapped, so its gain counts a little less).
+  Tiles it cannot see are sampled from the unseen pool (:mod:`engine.ai.seen`) to value the
+  next market (in solo, the market tile that slides along the conveyor stays and is known).
+  Against others it also weighs what its pick leaves in the market for the next player, whose
+  quilt and goals are public: taking the tile that player wants most is worth something.
 
 The goal draft (:func:`draft_value`) scores each arrangement of three of the offered goals by
 the value function of the empty quilt, whose goal part is the expected points of each goal from
@@ -34,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from engine.ai.evaluate import DEFAULT, Evaluator, Weights
 from engine.ai.model import Quilt, Rules
-from engine.ai.seen import own_quilt, sample_tiles, unseen_counts
+from engine.ai.seen import own_quilt, sample_tiles, seat_quilt, unseen_counts
 from engine.config import GameConfig
 from engine.hexgrid import NEIGHBOURS
 from engine.moves import ChooseGoals, Move, PlaceTile
@@ -53,11 +55,13 @@ DRAFT_CORRECTION: dict[tuple[str, int], float] = {
     ("all-different", 0): 0.06, ("all-different", 1): -0.03, ("all-different", 2): -0.13,
 }
 
-EASY_WEIGHTS = replace(DEFAULT, button=0.4, button1=0.4, size_cat=0.3, shape_cat=0.3,
-                       shape_cat2=0.0, rainbow=0.0, goal=0.5)
+# easy: tokens now count, chances much less (about 40 points a solo game: a beginner's level)
+EASY_WEIGHTS = replace(DEFAULT, button=0.4, button1=0.4, size_cat=0.45, shape_cat=0.5,
+                       shape_cat2=0.0, rainbow=0.0, goal=0.7)
 
 
 _Fit = Callable[[int], tuple[float, "Quilt | None"]]
+_Tops = Callable[[int], list[tuple[float, "Quilt"]]]
 
 
 @dataclass(slots=True)
@@ -176,6 +180,20 @@ class _Searcher:
             if v > best_v:
                 best_v, best_s = v, child
         return best_v, best_s
+
+    def top_placements(self, s: Quilt, t: int, k: int) -> list[tuple[float, Quilt]]:
+        """The ``k`` best placements of ``t`` on ``s``: (value, quilt), best first."""
+        place = self.rules.place
+        value = self.ev.value
+        out: list[tuple[float, int, Quilt]] = []
+        e = s.empty
+        while e:
+            low = e & -e
+            e ^= low
+            child = place(s, low.bit_length() - 1, t)
+            out.append((value(child), -low, child))
+        out.sort(key=lambda x: (x[0], x[1]), reverse=True)
+        return [(v, q) for v, _, q in out[:k]]
 
 
 class _Base(abc.ABC):
@@ -304,6 +322,8 @@ class StrongPlayer(_Base):
     samples = 6  # unseen tiles sampled to value the next market
     leftover_weight = 0.85
     market_weight = 0.35
+    pair_top = 2  # next turn: cells tried for the first of the two hand tiles
+    deny_weight = 0.5  # against others: what the market left to the next seat is worth to it
 
     def __init__(self, seed: int, width: int | None = None, samples: int | None = None,
                  pool: int | None = None) -> None:
@@ -340,6 +360,7 @@ class StrongPlayer(_Base):
             pre.append((got[0], i))
         pre.sort(reverse=True)
         chosen = {i for _, i in pre[: self.width]} | set(range(min(self.keep, len(options))))
+        deny = {} if solo else self._denial(view, search)
         best_move: Move = options[0].moves[0]
         best_v = float("-inf")
         for i in sorted(chosen):
@@ -357,6 +378,17 @@ class StrongPlayer(_Base):
                     memo[t] = got
                 return got
 
+            tops_memo: dict[int, list[tuple[float, Quilt]]] = {}
+
+            def tops(t: int, s: Quilt = child,
+                     memo: dict[int, list[tuple[float, Quilt]]] = tops_memo
+                     ) -> list[tuple[float, Quilt]]:
+                got = memo.get(t)
+                if got is None:
+                    got = search.top_placements(s, t, self.pair_top)
+                    memo[t] = got
+                return got
+
             # value of what the next market may offer, from sampled tiles
             sample_gain = [fit(t)[0] - opt.value for t in draws]
             mean_gain = sum(sample_gain) / len(sample_gain) if sample_gain else 0.0
@@ -365,7 +397,7 @@ class StrongPlayer(_Base):
                 if picked is None:
                     v = opt.value
                 else:
-                    v = self._two_tiles(search, fit, other, picked, turns_after)
+                    v = self._two_tiles(search, fit, tops, other, picked, turns_after)
                     if solo and turns_after > 2:
                         kept = self._kept(market, mv.market)
                         if kept is not None:
@@ -374,21 +406,55 @@ class StrongPlayer(_Base):
                             v += self.market_weight * max(0.0, gk - mean_gain)
                     if turns_after > 2:
                         v += self.market_weight * mean_gain
+                    v -= deny.get(mv.market, 0.0)
                 if v > best_v:
                     best_move, best_v = mv, v
         return best_move
 
-    def _two_tiles(self, search: _Searcher, fit: _Fit, other: int, picked: int,
+    def _two_tiles(self, search: _Searcher, fit: _Fit, tops: _Tops, other: int, picked: int,
                    turns_after: int) -> float:
-        """Best of placing either hand tile next turn, the other one valued by its best spot."""
+        """Best of placing either hand tile next turn, the other one valued by its best spot
+        after that (``leftover_weight`` of its gain: it may yet be swapped for a better one)."""
         va, sa = fit(other)
         vb, sb = fit(picked)
         if turns_after == 1 or sa is None or sb is None:
             return max(va, vb)
         lw = self.leftover_weight
-        fa, _ = search.best_placement(sa, picked)
-        fb, _ = search.best_placement(sb, other)
-        return max(va + lw * (fa - va), vb + lw * (fb - vb))
+        if self.pair_top <= 1:
+            fa, _ = search.best_placement(sa, picked)
+            fb, _ = search.best_placement(sb, other)
+            return max(va + lw * (fa - va), vb + lw * (fb - vb))
+        best = float("-inf")
+        for first, second in ((other, picked), (picked, other)):
+            for v1, s1 in tops(first):
+                v2, _ = search.best_placement(s1, second)
+                best = max(best, v1 + lw * (v2 - v1))
+        return best
+
+    def _denial(self, view: PrivateView, search: _Searcher) -> dict[int | None, float]:
+        """Per market slot taken: what the best tile left would add to the next seat's quilt
+        (its quilt and goals are public), times ``deny_weight`` shared among the others."""
+        pub = view.public
+        nxt = (view.seat + 1) % pub.config.players
+        osv = pub.seats[nxt]
+        if len(osv.placed) >= 21 or self.deny_weight <= 0:
+            return {}  # the next seat will not place a tile taken now
+        rules = search.rules
+        oev = self._brain.evaluator(pub.config, osv.goals)
+        oq = seat_quilt(view, nxt, rules)
+        base = oev.value(oq)
+        opp = _Searcher(oev, rules)
+        gains: dict[int, float] = {}
+        for t in pub.market:
+            if t is not None and t not in gains:
+                gains[t] = opp.best_placement(oq, t)[0] - base
+        weight = self.deny_weight / (pub.config.players - 1)
+        out: dict[int | None, float] = {}
+        for k, t in enumerate(pub.market):
+            if t is not None:
+                rest = [gains[u] for j, u in enumerate(pub.market) if j != k and u is not None]
+                out[k] = weight * max(rest, default=0.0)
+        return out
 
     @staticmethod
     def _kept(market: tuple[int | None, ...], slot: int | None) -> int | None:

@@ -43,7 +43,12 @@ def sample_tiles(counts: list[int], k: int, rng: random.Random) -> list[int]:
 
 def own_quilt(view: PrivateView, rules: Rules) -> Quilt:
     """The search model of the viewing seat's quilt."""
-    sv = view.public.seats[view.seat]
+    return seat_quilt(view, view.seat, rules)
+
+
+def seat_quilt(view: PrivateView, seat: int, rules: Rules) -> Quilt:
+    """The search model of any seat's quilt (quilts and tokens are public)."""
+    sv = view.public.seats[seat]
     button_mask = 0
     for cell, _ in sv.buttons:
         button_mask |= 1 << cell

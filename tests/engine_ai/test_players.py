@@ -167,3 +167,32 @@ def test_draft_value_orders_goal_sets(catalog: Catalog) -> None:
     easy = draft_value(brain, view, ("aaa-bb-c", "aa-bb-c-d", "aa-bb-cc"))
     hard = draft_value(brain, view, ("aaa-bbb", "aaaa-bb", "aa-bb-cc"))
     assert easy > hard
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_strong_counts_what_the_market_leaves_the_next_player(catalog: Catalog,
+                                                               seed: int) -> None:
+    """Against others, taking the tile the next player wants most costs strong the least."""
+    from engine.ai.players import _Searcher
+    from engine.ai.seen import seat_quilt
+
+    state = random_state(catalog, GameOptions(players=2), seed, 2 + 2 * seed)
+    seat = seat_to_move(state)
+    view = private_view(state, seat)
+    player = StrongPlayer(seed)
+    cfg = view.public.config
+    rules = player._brain.rules(cfg)
+    mine = _Searcher(player._brain.evaluator(cfg, view.public.seats[seat].goals), rules)
+    deny = player._denial(view, mine)
+    # what each market tile would add to the next player's quilt, by its own goals
+    nxt = 1 - seat
+    ev = player._brain.evaluator(cfg, view.public.seats[nxt].goals)
+    quilt = seat_quilt(view, nxt, rules)
+    gain = {k: _Searcher(ev, rules).best_placement(quilt, t)[0] - ev.value(quilt)
+            for k, t in enumerate(view.public.market) if t is not None}
+    assert set(deny) == set(gain)
+    wanted = max(gain, key=lambda k: gain[k])
+    assert deny[wanted] == min(deny.values())
+    for k in deny:  # with one other player, the whole weight falls on the best tile left
+        left = max(g for j, g in gain.items() if j != k)
+        assert deny[k] == pytest.approx(player.deny_weight * left)
