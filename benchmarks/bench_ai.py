@@ -9,8 +9,10 @@ Printed, after the machine line (platform, CPU, Python):
 - **solo standard** games (random cats, boards and goal offers): mean, standard deviation,
   median and range of the final score per level, and the average goal / cat / button points;
 - **solo scenarios** 1 to 10: pass rate per level (every condition and the score reached);
-- **head-to-head** games of 2, 3 and 4 players between levels: each level's win rate (a shared
-  win counts as a fraction) and mean score;
+- **head-to-head** games of 2, 3 and 4 players between levels, as duplicate games (each deal
+  played once per rotation of the seats): each level's win rate (a shared win counts as a
+  fraction) and mean score, and for two levels how many deals each one scored more over both
+  seatings;
 - **time per move** per level: median and 99th percentile of ``choose`` (goal choices
   included), measured inside the worker processes.
 
@@ -202,6 +204,14 @@ def report_h2h(results: list[dict[str, Any]]) -> None:
             better = sum(1 for r in rs if r["scores"][r["levels"].index(b)]
                          > r["scores"][r["levels"].index(a)])
             print(f"{'':<28} {b} outscores {a} in {better}/{len(rs)} games")
+            deals: dict[int, float] = defaultdict(float)
+            for r in rs:
+                ls = r["levels"]
+                deals[r["seed"]] += r["scores"][ls.index(b)] - r["scores"][ls.index(a)]
+            ahead = sum(1 for d in deals.values() if d > 0)
+            even = sum(1 for d in deals.values() if d == 0)
+            print(f"{'':<28} over both seatings of a deal, {b} scores more in {ahead}/"
+                  f"{len(deals)} deals ({even} even)")
 
 
 def report_times(results: list[dict[str, Any]]) -> None:
@@ -537,7 +547,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="solo standard games for strong (default: --solo)")
     ap.add_argument("--scenarios", type=int, default=20, help="games per scenario per level")
     ap.add_argument("--scenario-levels", default="normal,strong")
-    ap.add_argument("--h2h", type=int, default=40, help="games per head-to-head line-up")
+    ap.add_argument("--h2h", type=int, default=40,
+                    help="games per head-to-head line-up (rounded up to whole deals, each "
+                         "played in every rotation of the seats)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1000, help="first seed")
     ap.add_argument("--quick", action="store_true",
@@ -579,11 +591,12 @@ def main(argv: list[str] | None = None) -> int:
         lineups.append((*levels[:3], levels[-1]) if len(levels) >= 3
                        else (levels[0], levels[1], levels[0], levels[1]))
     for lineup in lineups:
-        for i in range(args.h2h):
-            # rotate the seats so that no level keeps one seat
-            k = i % len(lineup)
-            seated = lineup[k:] + lineup[:k]
-            tasks.append(("h2h", seated, args.seed + 5000 + i, {}))
+        # Duplicate games: each deal is played once per rotation of the seats, so every level
+        # gets every seat's board, goals and tiles (the luck of the deal cancels out).
+        n = len(lineup)
+        for i in range(-(-args.h2h // n)):
+            for k in range(n):
+                tasks.append(("h2h", lineup[k:] + lineup[:k], args.seed + 5000 + i, {}))
     # longest games first keeps both workers busy to the end
     cost = {"random": 0, "easy": 1, "normal": 2, "strong": 30}
     tasks.sort(key=lambda t: -sum(cost.get(lv, 1) for lv in t[1]))

@@ -323,7 +323,10 @@ class StrongPlayer(_Base):
     leftover_weight = 0.85
     market_weight = 0.35
     pair_top = 2  # next turn: cells tried for the first of the two hand tiles
-    deny_weight = 0.5  # against others: what the market left to the next seat is worth to it
+    # against others: what the market left to the next seat is worth to it, counted against
+    # strong's own gain one for one (a point for a rival is a point behind it; 2-player
+    # duplicate games against normal: 0 and 0.5 won 65-66 %, 1.0 won 70 %, 1.5 won 74 %)
+    deny_weight = 1.0
 
     def __init__(self, seed: int, width: int | None = None, samples: int | None = None,
                  pool: int | None = None) -> None:
