@@ -35,7 +35,8 @@ VARIANT_CHOICES = [choice("choice.none", "none"), choice("choice.family", "famil
                    choice("choice.family_lower", "family_lower")]
 RESTRICTION_CHOICES = [choice("choice.none", "none")] + [
     choice(f"restriction.{r.value}", r.value) for r in Restriction]
-LEVEL_CHOICES = [choice(f"level.{lv}", lv) for lv in ("easy", "normal", "strong")]
+# the level menu says what to expect of each (solo means measured by benchmarks/bench_ai.py)
+LEVEL_CHOICES = [choice(f"choice.level_{lv}", lv) for lv in ("easy", "normal", "strong")]
 HOURS_CHOICES = [choice("choice.hours", h, count=h) for h in (1, 6, 12, 24, 48, 72, 168)]
 TIMEOUT_CHOICES = [choice(f"timeout.{a}", a) for a in ("autopilot", "remind", "computer")]
 FIRST_CHOICES = [choice("choice.random", "random"), choice("choice.pet", "pet")]
