@@ -95,12 +95,8 @@ def play(task: tuple[str, tuple[str, ...], int, dict[str, Any]]) -> dict[str, An
     times: dict[str, list[float]] = defaultdict(list)
     passed: list[bool] = []
     while state.phase is not Phase.OVER:
-        if state.phase is Phase.DRAFT:
-            seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
-        else:
-            current = state.current_seat
-            assert current is not None
-            seat = current
+        seat = state.deciding_seat
+        assert seat is not None
         legal = legal_moves(state, seat)
         view = private_view(state, seat)
         t0 = time.perf_counter()

@@ -66,8 +66,7 @@ def percentile(values: list[float], p: float) -> float:
 
 def choose(state, rng):  # type: ignore[no-untyped-def]
     if state.phase is Phase.DRAFT:
-        seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
-        return rng.choice(legal_moves(state, seat))
+        return rng.choice(legal_moves(state, state.deciding_seat))
     return rng.choice(legal_moves(state))
 
 
@@ -91,7 +90,7 @@ def bench_moves(catalog, games: int, clock=time.perf_counter_ns):  # type: ignor
             moves = legal_moves(state)
             legal_ns.append(clock() - t0)
             if state.phase is Phase.DRAFT:
-                seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
+                seat = state.deciding_seat
                 moves = [m for m in moves if m.seat == seat]
             move = rng.choice(moves)
             t0 = clock()

@@ -31,12 +31,8 @@ def play_game(catalog: Catalog, options: GameOptions, seed: int,
     state = new_game(catalog, options, seed)
     n = 0
     while state.phase is not Phase.OVER:
-        if state.phase is Phase.DRAFT:
-            seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
-        else:
-            current = state.current_seat
-            assert current is not None
-            seat = current
+        seat = state.deciding_seat
+        assert seat is not None
         legal = legal_moves(state, seat)
         move = players[seat].choose(private_view(state, seat), legal)
         state, _ = apply(state, move)

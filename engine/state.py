@@ -72,6 +72,14 @@ class GameState:
         return (self.first_seat + self.turn) % self.config.players
 
     @property
+    def deciding_seat(self) -> int | None:
+        """The seat a move is awaited from: in the goal draft (which seats play in any order)
+        the first seat still choosing, in play the current seat, None once the game is over."""
+        if self.phase is Phase.DRAFT:
+            return next(i for i, s in enumerate(self.seats) if s.goal_offer)
+        return self.current_seat
+
+    @property
     def bag_count(self) -> int:
         return sum(self.bag)
 

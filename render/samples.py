@@ -46,12 +46,8 @@ def play_until(options: GameOptions, seed: int, moves: int | None,
     state = new_game(load_catalog(), options, seed)
     done = 0
     while state.phase is not Phase.OVER and (moves is None or done < moves):
-        if state.phase is Phase.DRAFT:
-            seat = next(i for i, s in enumerate(state.seats) if s.goal_offer)
-        else:
-            current = state.current_seat
-            assert current is not None
-            seat = current
+        seat = state.deciding_seat
+        assert seat is not None
         move = players[seat].choose(private_view(state, seat), legal_moves(state, seat))
         state, _ = apply(state, move)
         done += 1

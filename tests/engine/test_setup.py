@@ -185,6 +185,19 @@ def test_game_starts_when_all_have_chosen(catalog):
     assert events[1].first_seat == state.first_seat == state.current_seat
 
 
+def test_deciding_seat_follows_the_draft_then_the_turns(catalog):
+    """Whoever a move is awaited from: a seat still choosing goals, then the player to move."""
+    state = new_game(catalog, GameOptions(players=3), 8)
+    state, _ = apply(state, ChooseGoals(0, state.seats[0].goal_offer[:3]))
+    assert state.deciding_seat == 1  # seat 0 has chosen
+    state, _ = apply(state, ChooseGoals(2, state.seats[2].goal_offer[:3]))
+    assert state.deciding_seat == 1
+    state, _ = apply(state, ChooseGoals(1, state.seats[1].goal_offer[:3]))
+    assert state.deciding_seat == state.first_seat
+    state, _ = apply(state, legal_moves(state)[0])
+    assert state.deciding_seat == (state.first_seat + 1) % 3
+
+
 @pytest.mark.parametrize("bad", ["not offered", "repeated", "unknown"])
 def test_illegal_goal_choices_are_rejected(bad, catalog):
     """Goals not offered, the same goal twice or an unknown goal: BadGoalsError, no change."""

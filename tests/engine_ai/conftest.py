@@ -19,9 +19,7 @@ def catalog() -> Catalog:
 
 def seat_to_move(state: GameState) -> int:
     """Whose decision it is: the first seat still drafting, else the current seat."""
-    if state.phase is Phase.DRAFT:
-        return next(i for i, s in enumerate(state.seats) if s.goal_offer)
-    seat = state.current_seat
+    seat = state.deciding_seat
     assert seat is not None
     return seat
 
