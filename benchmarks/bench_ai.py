@@ -37,6 +37,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -349,6 +350,11 @@ def _features(games: list[dict[str, Any]]) -> tuple[Agg, Agg, Agg, list[Any]]:
     return btn, size, shape, goals
 
 
+def _cell_key(a: int, b: int, t: int) -> tuple[int, int, int]:
+    """A table cell's key: two indices and the turns left."""
+    return a, b, t
+
+
 def _row(agg: Agg, key: Callable[[int], Any], minn: int = 40) -> list[float]:
     """A chance per T, pooling neighbouring T until ``minn`` samples."""
     out = []
@@ -452,7 +458,7 @@ def tables_module(games: list[dict[str, Any]]) -> str:
     for s in (1, 2):
         out.append("    (")
         for lib in (1, 2, 3, 4):
-            out.append(f"        {_fmt(_row(btn, lambda t, s=s, lib=lib: (s, lib, t)), 8)},")
+            out.append(f"        {_fmt(_row(btn, partial(_cell_key, s, lib)), 8)},")
         out.append("    ),")
     out += [")", "",
             "# chance that a pattern group without a cat attracts its size cat: "
@@ -461,7 +467,7 @@ def tables_module(games: list[dict[str, Any]]) -> str:
     for need in range(1, 7):
         out.append("    (")
         for lib in (1, 2, 3):
-            row = _row(size, lambda t, need=need, lib=lib: (need, lib, t), 30)
+            row = _row(size, partial(_cell_key, need, lib), 30)
             out.append(f"        {_fmt(row, 8)},")
         out.append("    ),")
     out.append(")")
