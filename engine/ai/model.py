@@ -111,6 +111,26 @@ class Quilt:
         return self.empty.bit_count()
 
 
+def _join(q: list[int], gid: list[int], groups: dict[int, Group], cell: int, nid: int,
+          key: int, by_color: bool) -> int:
+    """Give the tile just placed on ``cell`` (not yet in ``q``) group ``nid``, merging the
+    groups of its neighbours that share ``key`` (``gid`` and ``groups`` change in place).
+    Returns the new group's mask."""
+    mask = 1 << cell
+    nb = NEIGHBOUR_MASK[cell]
+    for x in NEIGHBOURS[cell]:
+        u = q[x]
+        if u >= 0 and (u // 6 if by_color else u % 6) == key:
+            got = groups.pop(gid[x], None)
+            if got is not None:
+                mask |= got[0]
+                nb |= got[1]
+    groups[nid] = (mask, nb, key)
+    for x in bits(mask):
+        gid[x] = nid
+    return mask
+
+
 def _groups(q: list[int], by_color: bool, start_id: int) -> tuple[list[int], dict[int, Group]]:
     gid = [-1] * CELLS
     groups: dict[int, Group] = {}
@@ -192,42 +212,13 @@ class Rules:
         n.q = nq
         n.empty = s.empty & ~bit
         nid = s.nid
-        # colour group
         cgid = s.cgid.copy()
         cgroups = s.cgroups.copy()
-        mask = bit
-        nb = NEIGHBOUR_MASK[cell]
-        for x in NEIGHBOURS[cell]:
-            u = q[x]
-            if u >= 0 and u // 6 == color:
-                g = cgid[x]
-                got = cgroups.pop(g, None)
-                if got is not None:
-                    mask |= got[0]
-                    nb |= got[1]
-        cgroups[nid] = (mask, nb, color)
-        for x in bits(mask):
-            cgid[x] = nid
-        cmask = mask
-        nid += 1
-        # pattern group
+        cmask = _join(q, cgid, cgroups, cell, nid, color, True)
         pgid = s.pgid.copy()
         pgroups = s.pgroups.copy()
-        mask = bit
-        nb = NEIGHBOUR_MASK[cell]
-        for x in NEIGHBOURS[cell]:
-            u = q[x]
-            if u >= 0 and u % 6 == pattern:
-                g = pgid[x]
-                got = pgroups.pop(g, None)
-                if got is not None:
-                    mask |= got[0]
-                    nb |= got[1]
-        pgroups[nid] = (mask, nb, pattern)
-        for x in bits(mask):
-            pgid[x] = nid
-        pmask = mask
-        nid += 1
+        pmask = _join(q, pgid, pgroups, cell, nid + 1, pattern, False)
+        nid += 2
         n.cgid, n.cgroups, n.pgid, n.pgroups, n.nid = cgid, cgroups, pgid, pgroups, nid
         # tokens
         score = s.score

@@ -423,10 +423,6 @@ class StrongPlayer(_Base):
         if turns_after == 1 or sa is None or sb is None:
             return max(va, vb)
         lw = self.leftover_weight
-        if self.pair_top <= 1:
-            fa, _ = search.best_placement(sa, picked)
-            fb, _ = search.best_placement(sb, other)
-            return max(va + lw * (fa - va), vb + lw * (fb - vb))
         best = float("-inf")
         for first, second in ((other, picked), (picked, other)):
             for v1, s1 in tops(first):
