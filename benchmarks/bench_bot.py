@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.clock import FakeClock
-from bot.models import GameStatus
+from bot.core.clock import FakeClock
+from bot.core.models import GameStatus
 from engine.hexgrid import cell_name
 from tests.bot_ui.harness import bot, bot_factory, game_of, pick_move, wait_panel
 from tests.fakediscord import DiscordEnv

@@ -37,9 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.manager import Manager, ManagerConfig
-from bot.models import GameInfo, GameStatus, LobbyOptions, UserRef
-from bot.outbox import NullDelivery
+from bot.core.manager import Manager, ManagerConfig
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
+from bot.core.outbox import NullDelivery
 from engine.rules import legal_moves
 
 

@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run(settings: Settings, *, sync_only: bool = False) -> None:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
     members = True
     while True:

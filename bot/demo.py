@@ -1,13 +1,13 @@
 """The offline demo: a whole game through the real manager, shown as Discord would show it.
 
-``calico-bot demo`` needs no token and no network. It opens the real :class:`~bot.manager.Manager`
-on a temporary SQLite file, seats N players, and lets a computer player choose each of their
-moves, which are then made through the same calls the buttons make (``choose_goals``,
-``preview``, ``play_turn``). Every notice the manager commits goes through the same message
-builders as the Discord delivery, and is written to a folder instead of Discord: numbered PNGs
-and a ``transcript.md`` of the thread posts and the DMs, text and pictures, with the buttons each
-message would carry. Open the transcript to see the product working.
-"""
+``calico-bot demo`` needs no token and no network. It opens the real
+:class:`~bot.core.manager.Manager` on a temporary SQLite file, seats N players, and lets a
+computer player choose each of their moves, which are then made through the same calls the
+buttons make (``choose_goals``, ``preview``, ``play_turn``). Every notice the manager commits
+goes through the same message builders as the Discord delivery, and is written to a folder
+instead of Discord: numbered PNGs and a ``transcript.md`` of the thread posts and the DMs, text
+and pictures, with the buttons each message would carry. Open the transcript to see the product
+working."""
 
 from __future__ import annotations
 
@@ -22,13 +22,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot import presenter as p
-from bot.delivery import NoticeRenderer, describe
+from bot.adapter.delivery import NoticeRenderer, describe
+from bot.adapter.ui import messages
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.core.outbox import Dispatcher
 from bot.i18n import Text
-from bot.manager import Manager
-from bot.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
-from bot.outbox import Dispatcher
-from bot.ui import messages
-from bot.ui.outgoing import Outgoing
 from engine.ai import Player, make_player
 from engine.moves import ChooseGoals, Move, PlaceTile
 from engine.rules import legal_moves

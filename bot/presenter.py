@@ -11,9 +11,16 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.core.models import (
+    GameInfo,
+    GameStatus,
+    LeaderboardEntry,
+    LobbyOptions,
+    SeatInfo,
+    UserStats,
+)
 from bot.i18n import Text
 from bot.i18n import has as i18n_has
-from bot.models import GameInfo, GameStatus, LeaderboardEntry, LobbyOptions, SeatInfo, UserStats
 from engine.config import GameConfig
 from engine.events import (
     ButtonSewn,

@@ -1,6 +1,8 @@
 """The message catalogue: every word the bot shows, in English, French and Polish.
 
-``en.json``, ``fr.json`` and ``pl.json`` hold flat ``"section.name": "text"`` entries with
+``en.json``, ``fr.json`` and ``pl.json`` hold the core entries; each feature may add its own file
+per language in ``en/``, ``fr/`` and ``pl/`` (``en/achievements.json`` ...), merged at load (a key
+defined twice is an error). Entries are flat ``"section.name": "text"`` pairs with
 ``{placeholders}`` for :meth:`str.format`. An entry may instead be a plural table
 (``{"one": ..., "few": ..., "many": ..., "other": ...}``) chosen by the ``count`` argument with
 each language's own plural rule. A missing key falls back to English, then to the key itself, so
@@ -34,13 +36,26 @@ def lang_of(locale: object) -> str:
     return head if head in LANGS else DEFAULT
 
 
+def _read(path: Path) -> dict[str, Entry]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} must hold an object")
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
 @cache
 def load(lang: str) -> dict[str, Entry]:
-    """The catalogue of ``lang`` (cached: the files are read once)."""
-    data = json.loads((_DIR / f"{lang}.json").read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{lang}.json must hold an object")
-    return {k: v for k, v in data.items() if not k.startswith("_")}
+    """The catalogue of ``lang``: ``<lang>.json`` plus every ``<lang>/*.json`` (cached: the
+    files are read once)."""
+    merged = _read(_DIR / f"{lang}.json")
+    folder = _DIR / lang
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        part = _read(path)
+        twice = sorted(set(part) & set(merged))
+        if twice:
+            raise ValueError(f"{lang}/{path.name} redefines {', '.join(twice[:5])}")
+        merged.update(part)
+    return merged
 
 
 def plural_form(lang: str, n: int) -> str:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from bot.clock import FakeClock
-from bot.manager import Manager, ManagerConfig
-from bot.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
-from bot.outbox import DeliveryError
+from bot.core.clock import FakeClock
+from bot.core.manager import Manager, ManagerConfig
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.core.outbox import DeliveryError
 from engine.rules import legal_moves
 
 ANN = UserRef(1001, "Ann")

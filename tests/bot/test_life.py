@@ -3,8 +3,8 @@ leaving, and DMs failing (the manager side of the fallback)."""
 
 from __future__ import annotations
 
-from bot.manager import Manager
-from bot.models import GameStatus, NoticeKind
+from bot.core.manager import Manager
+from bot.core.models import GameStatus, NoticeKind
 from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game
 
 

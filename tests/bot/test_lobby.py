@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from bot.manager import Manager
-from bot.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
+from bot.core.manager import Manager
+from bot.core.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
 from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
 
 

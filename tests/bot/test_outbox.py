@@ -12,10 +12,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.clock import FakeClock
-from bot.manager import Manager, ManagerConfig
-from bot.models import GameStatus, Notice, NoticeKind
-from bot.outbox import DeliveryError, Dispatcher
+from bot.core.clock import FakeClock
+from bot.core.manager import Manager, ManagerConfig
+from bot.core.models import GameStatus, Notice, NoticeKind
+from bot.core.outbox import DeliveryError, Dispatcher
 from tests.bot.conftest import (
     ANN,
     BOB,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import FakeClock
-from bot.manager import Manager
-from bot.models import GameStatus, ManagerError, NoticeKind
+from bot.core.clock import FakeClock
+from bot.core.manager import Manager
+from bot.core.models import GameStatus, ManagerError, NoticeKind
 from engine.errors import BadMoveError, EngineError
 from engine.events import GameOver
 from engine.rules import apply, legal_moves

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.manager import Manager
-from bot.storage import GameWrite, StaleWriteError, StorageError, Store, latest_version
-from bot.storage.codec import decode_state, encode_config, encode_state
+from bot.core.manager import Manager
+from bot.core.storage import GameWrite, StaleWriteError, StorageError, Store, latest_version
+from bot.core.storage.codec import decode_state, encode_config, encode_state
 from data import load_catalog
 from engine.config import GameOptions, Restriction, Setup
 from engine.rules import apply, legal_moves
@@ -105,7 +105,7 @@ async def test_damaged_database_is_refused_and_untouched(tmp_path: Path) -> None
 
 async def test_migration_failure_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                             ) -> None:
-    import bot.storage.db as db
+    import bot.core.storage.db as db
 
     good = db.migrations()
     monkeypatch.setattr(db, "migrations", lambda: [*good, (len(good) + 1, "CREATE TABLE x (;")])
@@ -154,7 +154,7 @@ def test_fast_encoder_matches_the_engine(options: GameOptions) -> None:
 
 
 def test_fast_event_dicts_match_the_engine() -> None:
-    from bot.storage.codec import dumps, event_dict, splice
+    from bot.core.storage.codec import dumps, event_dict, splice
     from engine.events import event_from_dict, event_to_dict
 
     rng = random.Random(4)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.clock import FakeClock
-from bot.manager import Manager
-from bot.models import GameInfo, GameStatus, NoticeKind, TimeoutAction
-from bot.storage import TimerRow
-from bot.timers import Step, decide
+from bot.core.clock import FakeClock
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus, NoticeKind, TimeoutAction
+from bot.core.storage import TimerRow
+from bot.core.timers import Step, decide
 from tests.bot.conftest import ANN, BOB, CAT, DAN, new_game, step
 
 
@@ -192,7 +192,7 @@ def test_decide_policy() -> None:
 async def test_sweep_loop_runs_until_stopped(manager: Manager, clock: FakeClock) -> None:
     import asyncio
 
-    from bot.timers import SweepLoop
+    from bot.core.timers import SweepLoop
 
     g = await new_game(manager, people=(BOB,), setup="beginner", timeout_action="remind")
     clock.advance(hours=12)
@@ -210,7 +210,7 @@ async def test_sweep_loop_runs_until_stopped(manager: Manager, clock: FakeClock)
 def test_fake_clock() -> None:
     import pytest
 
-    from bot.clock import from_ms, to_ms
+    from bot.core.clock import from_ms, to_ms
 
     clock = FakeClock()
     start = clock.now()

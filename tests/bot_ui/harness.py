@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.client import CalicoBot
-from bot.clock import FakeClock
-from bot.models import GameInfo
+from bot.adapter.client import CalicoBot
+from bot.core.clock import FakeClock
+from bot.core.models import GameInfo
 from bot.settings import Settings
 from engine.ai import make_player
 from engine.moves import ChooseGoals, PlaceTile

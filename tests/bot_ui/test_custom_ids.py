@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bot.ui import custom_ids as ids
+from bot.adapter.ui import custom_ids as ids
 
 BIG = 10**19  # the largest game id the template accepts has 20 digits
 

@@ -99,7 +99,7 @@ def test_the_end_of_a_scenario_says_passed_or_not_and_each_target(lang: str) -> 
 
 def test_scenario_result_survives_the_notice_payload() -> None:
     """The manager stores end events as dicts; the post reads them back the same."""
-    from bot.ui.messages import events_from_payload
+    from bot.adapter.ui.messages import events_from_payload
     from engine.events import event_to_dict
 
     events = events_from_payload([event_to_dict(FAILED), event_to_dict(SOLO_OVER)])

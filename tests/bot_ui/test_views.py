@@ -7,10 +7,10 @@ import asyncio
 
 import discord
 
+from bot.adapter.ui import custom_ids as ids
+from bot.adapter.ui import views
+from bot.adapter.ui.messages import source_choices
 from bot.i18n import Text
-from bot.ui import custom_ids as ids
-from bot.ui import views
-from bot.ui.messages import source_choices
 from data import load_catalog
 from engine.config import GameOptions, Restriction
 from engine.setup import new_game
@@ -78,7 +78,7 @@ def test_an_edit_can_keep_the_pictures() -> None:
     as "keep the message's files"; ``[]`` would remove them. The commit answer relies on it."""
     from discord.http import handle_message_parameters
 
-    from bot.ui.outgoing import Outgoing
+    from bot.adapter.ui.outgoing import Outgoing
 
     keep = Outgoing("Turn played", keep_attachments=True).edit_kwargs()
     assert "attachments" not in keep and keep["view"] is None

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from bot import presenter as p
-from bot.clock import FakeClock
+from bot.adapter.ui.messages import events_from_payload
+from bot.core.clock import FakeClock
+from bot.core.models import GameStatus
 from bot.i18n import Text
-from bot.models import GameStatus
-from bot.ui.messages import events_from_payload
 from engine.events import ScenarioResult
 from render import theme
 from tests.bot_ui.harness import (

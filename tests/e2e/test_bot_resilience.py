@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import FakeClock
+from bot.core.clock import FakeClock
+from bot.core.models import GameStatus
 from bot.i18n import Text
-from bot.models import GameStatus
 from tests.bot_ui.harness import (
     DRAFT_SELECT,
     answer_text,

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from bot import presenter as p
-from bot.client import COGS
-from bot.clock import FakeClock
+from bot.adapter.client import COGS
+from bot.adapter.ui import custom_ids as ids
+from bot.core.clock import FakeClock
 from bot.i18n import Text
-from bot.ui import custom_ids as ids
 from tests.bot_ui.harness import answer_text, bot, bot_factory, custom_ids
 from tests.fakediscord import DiscordEnv
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from bot.models import SweepReport, TimeoutAction
-from bot.storage.repo import TimerRow
+from bot.core.models import SweepReport, TimeoutAction
+from bot.core.storage.repo import TimerRow
 
 log = logging.getLogger("calico.timers")
 

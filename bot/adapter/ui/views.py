@@ -1,10 +1,10 @@
 """View builders: which buttons and selects a message carries, from plain values.
 
-Every item is a :mod:`bot.ui.items` ``DynamicItem`` whose custom id holds the game, the ply and
-the choices so far, so the views here are throwaway containers (``timeout=None``, nothing kept in
-memory): any click on any message is routed by its custom id alone, restarts included.
-Limits respected by construction: at most 5 rows, 5 buttons a row, 25 options a select.
-"""
+Every item is a :mod:`bot.adapter.ui.items` ``DynamicItem`` whose custom id holds the game, the
+ply and the choices so far, so the views here are throwaway containers (``timeout=None``,
+nothing kept in memory): any click on any message is routed by its custom id alone, restarts
+included. Limits respected by construction: at most 5 rows, 5 buttons a row, 25 options a
+select."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.i18n import Text
-from bot.presenter import clip
-from bot.ui import custom_ids as ids
-from bot.ui.items import (
+from bot.adapter.ui import custom_ids as ids
+from bot.adapter.ui.items import (
     CellSelect,
     DraftBackButton,
     DraftConfirmButton,
@@ -27,6 +25,8 @@ from bot.ui.items import (
     TakeButton,
     UndoButton,
 )
+from bot.i18n import Text
+from bot.presenter import clip
 
 MAX_OPTIONS = 25
 

@@ -15,12 +15,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import presenter as p
+from bot.core.models import GameInfo, ManagerError
 from bot.i18n import Text
 from bot.i18n import t as translate
-from bot.models import GameInfo, ManagerError
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 
 def L(key: str, **extras: Any) -> app_commands.locale_str:  # noqa: N802 - reads like a marker

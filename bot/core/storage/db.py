@@ -45,7 +45,7 @@ class StaleWriteError(StorageError):
 
 def migrations() -> list[tuple[int, str]]:
     """``(version, sql)`` for every migration file, in order; numbering must be 1, 2, 3..."""
-    folder = resources.files("bot.storage").joinpath("migrations")
+    folder = resources.files("bot.core.storage").joinpath("migrations")
     found: list[tuple[int, str]] = []
     for entry in folder.iterdir():
         m = _MIGRATION_NAME.match(entry.name)

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.cogs import CalicoCog
+from bot.adapter.cogs import CalicoCog
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 log = logging.getLogger("calico.events")
 

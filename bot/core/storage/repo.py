@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bot.clock import from_ms
-from bot.models import Notice, NoticeKind
-from bot.storage.db import Database, StaleWriteError, transaction
+from bot.core.clock import from_ms
+from bot.core.models import Notice, NoticeKind
+from bot.core.storage.db import Database, StaleWriteError, transaction
 
 ACTIVE_STATUSES = ("lobby", "draft", "play")
 

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot import presenter as p
+from bot.adapter.ui import images, views
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameInfo, GameStatus
 from bot.i18n import Text
-from bot.models import GameInfo, GameStatus
-from bot.ui import images, views
-from bot.ui.outgoing import Outgoing
 from engine.errors import EngineError
 from engine.events import Event, ScenarioResult, TilePlaced, event_from_dict
 from engine.hexgrid import CELL_BY_NAME, cell_name

@@ -25,9 +25,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from bot.clock import Clock, to_ms
-from bot.models import Notice
-from bot.storage.repo import Store
+from bot.core.clock import Clock, to_ms
+from bot.core.models import Notice
+from bot.core.storage.repo import Store
 
 log = logging.getLogger("calico.outbox")
 

@@ -1,6 +1,6 @@
 """A message ready to send: text, PNG files, components and who it may ping.
 
-Builders (:mod:`bot.ui.messages`) produce an :class:`Outgoing`; the interaction helpers, the
+Builders (:mod:`bot.adapter.ui.messages`) produce an :class:`Outgoing`; the interaction helpers, the
 outbox delivery and the offline demo each turn it into their own kind of send. Keeping the files
 as bytes lets one message be sent twice (a retry) without a consumed file handle.
 """

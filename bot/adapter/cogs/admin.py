@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs import CalicoCog, L, game_autocomplete, resolve_game
+from bot.adapter.cogs import CalicoCog, L, game_autocomplete, resolve_game
+from bot.adapter.ui import respond
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameStatus, ManagerError
 from bot.i18n import Text
-from bot.models import GameStatus, ManagerError
-from bot.ui import respond
-from bot.ui.outgoing import Outgoing
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 
 class Admin(CalicoCog):

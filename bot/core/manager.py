@@ -2,17 +2,17 @@
 
 It imports nothing from discord. Callers (the Discord layer, the offline demo, tests, the load
 generator) call its async methods; it checks who may do what, runs the engine, stores each
-change in one transaction through :class:`bot.storage.Store`, and queues what the Discord layer
-should say as outbox notices in that same transaction (delivered by :mod:`bot.outbox`).
+change in one transaction through :class:`bot.core.storage.Store`, and queues what the Discord layer
+should say as outbox notices in that same transaction (delivered by :mod:`bot.core.outbox`).
 
 Concurrency: one ``asyncio.Lock`` per game serialises changes to a game; every write also
 carries an optimistic ``version`` check, so a second writer (a bug, another process) makes the
 write fail as ``stale`` instead of overwriting. Hot games are cached in memory, parsed, keyed by
 version; only this manager writes games, so the cache is refreshed by its own commits.
 
-Time: the injected :class:`~bot.clock.Clock` stamps every change; turn clocks and idle limits
-are rows in the ``timers`` table acted on by :meth:`Manager.sweep` (policy in :mod:`bot.timers`).
-"""
+Time: the injected :class:`~bot.core.clock.Clock` stamps every change; turn clocks and idle
+limits are rows in the ``timers`` table acted on by :meth:`Manager.sweep` (policy in
+:mod:`bot.core.timers`)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.clock import Clock, SystemClock, from_ms, to_ms
-from bot.models import (
+from bot.core.clock import Clock, SystemClock, from_ms, to_ms
+from bot.core.models import (
     AI_LEVELS,
     ErrorCode,
     FirstPlayer,
@@ -47,10 +47,17 @@ from bot.models import (
     UserSettings,
     UserStats,
 )
-from bot.outbox import Delivery, Dispatcher
-from bot.storage.codec import decode_state, dumps, encode_config, encode_state, event_dict, splice
-from bot.storage.db import StaleWriteError
-from bot.storage.repo import (
+from bot.core.outbox import Delivery, Dispatcher
+from bot.core.storage.codec import (
+    decode_state,
+    dumps,
+    encode_config,
+    encode_state,
+    event_dict,
+    splice,
+)
+from bot.core.storage.db import StaleWriteError
+from bot.core.storage.repo import (
     GameRow,
     GameWrite,
     MoveRow,
@@ -62,7 +69,7 @@ from bot.storage.repo import (
     TimerRow,
     UserRow,
 )
-from bot.timers import Step, decide, turn_timer
+from bot.core.timers import Step, decide, turn_timer
 from data import Catalog, load_catalog
 from engine.ai import LEVELS, Player, make_player
 from engine.config import GameOptions

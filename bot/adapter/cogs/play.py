@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.ui import flows, respond
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameStatus
 from bot.i18n import Text
-from bot.models import GameStatus
-from bot.ui import flows, respond
-from bot.ui.outgoing import Outgoing
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 
 class Play(CalicoCog):

@@ -19,9 +19,9 @@ from typing import Any
 
 import discord
 
+from bot.adapter.ui.outgoing import Outgoing
 from bot.i18n import Text
 from bot.replies import is_expected, reply_for
-from bot.ui.outgoing import Outgoing
 
 log = logging.getLogger(__name__)
 

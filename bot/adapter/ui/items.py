@@ -1,10 +1,10 @@
 """The game's buttons and selects as ``DynamicItem`` templates.
 
-Each class matches one custom-id template of :mod:`bot.ui.custom_ids`. The client registers them
-all once (``add_dynamic_items`` in ``setup_hook``), so a click on any message, sent before or after
-a restart, is parsed back into its id value and handed to :mod:`bot.ui.flows`, which talks to the
-game manager. ``from_custom_id`` only parses (discord.py swallows errors raised there).
-"""
+Each class matches one custom-id template of :mod:`bot.adapter.ui.custom_ids`. The client
+registers them all once (``add_dynamic_items`` in ``setup_hook``), so a click on any message,
+sent before or after a restart, is parsed back into its id value and handed to
+:mod:`bot.adapter.ui.flows`, which talks to the game manager. ``from_custom_id`` only parses
+(discord.py swallows errors raised there)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
-from bot.ui import custom_ids as ids
+from bot.adapter.ui import custom_ids as ids
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -23,9 +23,9 @@ _Id = TypeVar("_Id", bound=ids.ParsedId)
 
 def flows() -> ModuleType:
     """The click handlers (imported late: they import the views, which import these items)."""
-    import bot.ui.flows
+    import bot.adapter.ui.flows
 
-    return bot.ui.flows
+    return bot.adapter.ui.flows
 
 
 def _parse(template: str, match: re.Match[str], kind: type[_Id]) -> _Id:

@@ -1,10 +1,10 @@
 """Persistence: the SQLite file (checks, pragmas, migrations) and every SQL statement of the bot.
 
-Nothing outside this package writes SQL. See :mod:`bot.storage.db` and :mod:`bot.storage.repo`.
-"""
+Nothing outside this package writes SQL. See :mod:`bot.core.storage.db` and
+:mod:`bot.core.storage.repo`."""
 
-from bot.storage.db import Database, StaleWriteError, StorageError, latest_version
-from bot.storage.repo import (
+from bot.core.storage.db import Database, StaleWriteError, StorageError, latest_version
+from bot.core.storage.repo import (
     GameRow,
     GameWrite,
     MoveRow,

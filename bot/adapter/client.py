@@ -24,20 +24,20 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.clock import Clock
-from bot.delivery import DiscordDelivery, LocaleSource
+from bot.adapter.delivery import DiscordDelivery, LocaleSource
+from bot.adapter.ui.items import ALL_ITEMS
+from bot.core.clock import Clock
+from bot.core.manager import Manager
+from bot.core.models import GameInfo
+from bot.core.outbox import Dispatcher
+from bot.core.timers import SweepLoop
 from bot.i18n import Text, lang_of
 from bot.i18n import t as translate
-from bot.manager import Manager
-from bot.models import GameInfo
-from bot.outbox import Dispatcher
 from bot.settings import Settings
-from bot.timers import SweepLoop
-from bot.ui.items import ALL_ITEMS
 
 log = logging.getLogger("calico.client")
 
-COGS = ("bot.cogs.lobby", "bot.cogs.play", "bot.cogs.info", "bot.cogs.admin", "bot.cogs.events")
+COGS = tuple(f"bot.adapter.cogs.{name}" for name in ("lobby", "play", "info", "admin", "events"))
 SyncMode = Literal["auto", "always", "never"]
 
 

@@ -11,16 +11,16 @@ from discord import app_commands
 from pydantic import ValidationError
 
 from bot import presenter as p
-from bot.cogs import CalicoCog, L, choice
+from bot.adapter.cogs import CalicoCog, L, choice
+from bot.adapter.ui import messages, respond
+from bot.adapter.ui.flows import user_ref
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameInfo, LobbyOptions, ManagerError, UserRef
 from bot.i18n import Text
-from bot.models import GameInfo, LobbyOptions, ManagerError, UserRef
-from bot.ui import messages, respond
-from bot.ui.flows import user_ref
-from bot.ui.outgoing import Outgoing
 from engine.config import Restriction, Setup
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 log = logging.getLogger("calico.lobby")
 

@@ -27,16 +27,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 
+from bot.adapter.ui import messages
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
+from bot.core.outbox import DeliveryError
 from bot.i18n import Text
-from bot.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
-from bot.outbox import DeliveryError
-from bot.ui import messages
-from bot.ui.outgoing import Outgoing
 from engine.state import GameState
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
-    from bot.manager import Manager
+    from bot.adapter.client import CalicoBot
+    from bot.core.manager import Manager
 
 log = logging.getLogger("calico.delivery")
 

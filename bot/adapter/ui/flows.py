@@ -1,12 +1,11 @@
 """What each button and select does: parse, ask the game manager, answer in place.
 
-Every handler is a short script: build the answer through :func:`bot.ui.respond.update` (edit
-the clicked message in place) or :func:`bot.ui.respond.reply` (a private new message), inside
-which the manager is called and the picture rendered. Refusals from the manager or the engine
-(someone else's button, a button from an earlier turn, a double click, a game that ended, a full
-table) come back as short private answers and change nothing. No rules here: legality, turn
-order and ply checks are the manager's and the engine's.
-"""
+Every handler is a short script: build the answer through :func:`bot.adapter.ui.respond.update`
+(edit the clicked message in place) or :func:`bot.adapter.ui.respond.reply` (a private new
+message), inside which the manager is called and the picture rendered. Refusals from the manager
+or the engine (someone else's button, a button from an earlier turn, a double click, a game that
+ended, a full table) come back as short private answers and change nothing. No rules here:
+legality, turn order and ply checks are the manager's and the engine's."""
 
 from __future__ import annotations
 
@@ -15,21 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.adapter.ui import custom_ids as ids
+from bot.adapter.ui import messages, respond
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
-from bot.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.ui import custom_ids as ids
-from bot.ui import messages, respond
-from bot.ui.outgoing import Outgoing
 from engine.hexgrid import parse_cell
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 log = logging.getLogger("calico.flows")
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> CalicoBot:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
     client = interaction.client
     assert isinstance(client, CalicoBot)

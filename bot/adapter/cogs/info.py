@@ -9,14 +9,14 @@ import discord
 from discord import app_commands
 
 from bot import presenter as p
-from bot.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.ui import images, messages, respond
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.models import ManagerError
 from bot.i18n import Text
-from bot.models import ManagerError
-from bot.ui import images, messages, respond
-from bot.ui.outgoing import Outgoing
 
 if TYPE_CHECKING:
-    from bot.client import CalicoBot
+    from bot.adapter.client import CalicoBot
 
 TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in p.RULE_TOPICS]
 
