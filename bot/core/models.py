@@ -167,6 +167,7 @@ class GameInfo:
     version: int = 0  # bumps with every stored change (the optimistic-lock counter)
     end_reason: str | None = None  # for cancelled / abandoned games
     first_user_id: int | None = None  # the "pet a cat" winner while in the lobby
+    hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat this person plays (None if not in the game or replaced by a computer)."""
@@ -220,6 +221,9 @@ class NoticeKind(StrEnum):
     GAME_OVER = "game_over"
     ENDED = "ended"
     DM_FALLBACK = "dm_fallback"
+    AUTOPLAYED = "autoplayed"  # DM: a move was played for you (what, and your new hand)
+    OPEN_THREAD = "open_thread"  # create (or adopt) the game's thread; first of its lane
+    SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +248,8 @@ class Notice:
     guild_id: int
     channel_id: int
     thread_id: int | None
-    status: str = "pending"  # pending | done | failed | skipped (tools and tests read it)
+    status: str = "pending"  # see storage.NoticeStatus (tools and tests read it)
+    message_id: int | None = None  # the Discord message a delivery created
 
     @property
     def is_dm(self) -> bool:
@@ -259,6 +264,7 @@ class UserSettings:
     user_id: int
     reminders: bool = True
     dm_closed_at: datetime | None = None  # last time a DM to them failed for good
+    describe: bool = False  # "describe pictures in text": alt text in the message too
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,4 +299,6 @@ class SweepReport:
     ended: int = 0  # games ended as idle
     pruned: int = 0  # old delivered notices deleted
     reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
+    failed: int = 0  # timers whose firing failed (each backs off; see Manager.sweep)
+    busy: int = 0  # computer turns left for later (every computer worker was busy)
     details: list[str] = field(default_factory=list)

@@ -1,20 +1,31 @@
 """The outbox dispatcher: hands committed notices to the Discord layer, once each.
 
 Notices are rows written in the same transaction as the change that causes them, so nothing
-reaches Discord about a move that was not stored. The dispatcher reads due rows, calls
-``Delivery.deliver(notice)``, and marks a row done only after ``deliver`` returned. After a
-crash the rows still pending are delivered again with the same ``key``; the Discord layer
-passes it as the message nonce (with ``enforce_nonce``) so that Discord refuses a duplicate of
-a message it already accepted. That makes every committed notice appear once.
+reaches Discord about a move that was not stored. The dispatcher claims *lanes* (one game and
+one recipient: its thread, or one person's DMs), delivers each lane's notices strictly in order,
+and records every delivery the moment Discord accepts it (with the message id), so a crash
+repeats at most the one notice that was in flight; that one carries the notice key as its
+Discord nonce, so Discord itself refuses the duplicate.
 
-Order: notices of one *lane* (one game and one recipient: its thread, or one user's DMs) are
-delivered strictly in order; a notice waiting for a retry holds back the rest of its lane.
-Different lanes run concurrently.
+Fairness: lanes are claimed longest-waiting first and served at most ``per_lane`` notices at a
+time, then go to the back of the queue; a worker pool keeps ``concurrency`` lanes in flight and
+claims a new lane the moment one finishes, so a slow or long lane never holds the others. A pass
+reads only the lanes it claims (never every pending row).
 
-Failures: ``DeliveryError(permanent=False)`` is retried with exponential backoff (any other
-exception too, as a bug in the Discord layer should not lose a notice); after ``max_attempts``
-or on ``permanent=True`` the row is marked failed. A permanent failure of a DM calls
-``on_dm_failed(game_id, user_id)`` (the manager's ``dm_failed``: a fallback post in the thread).
+Several processes: a claimed lane carries a lease (owner, until); a process that dies leaves its
+lanes to be reclaimed when the lease runs out.
+
+Failures, by kind:
+
+- *transient* (``DeliveryError(permanent=False)``, or any unexpected exception: 5xx, 429,
+  timeouts, gateway down): retried with backoff capped at ``max_delay``, for as long as the
+  notice still means something (younger than ``ttl``; the renderer drops superseded ones);
+  the rest of its lane waits behind it (order);
+- *permanent* (``permanent=True``: DMs closed, no access): the notice is ``failed`` and its
+  follow-up runs (closed DMs: ``on_dm_failed``, a fallback post in the thread); the rest of the
+  lane goes on in the same pass;
+- *nowhere to go* (``DeliveryError(undeliverable=True)``: the game has no thread): a distinct,
+  counted status, never ``done``.
 """
 
 from __future__ import annotations
@@ -22,28 +33,56 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
+import socket
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Protocol
 
 from bot.core.clock import Clock, to_ms
 from bot.core.models import Notice
-from bot.core.storage.repo import Store
+from bot.core.storage import Lane, NoticeStatus, Store
 
 log = logging.getLogger("calico.outbox")
 
 
-class DeliveryError(Exception):
-    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, channel gone)."""
+def process_owner() -> str:
+    """A name for this process in claims and leases (host, pid, and a random tag)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
-    def __init__(self, reason: str, *, permanent: bool = False) -> None:
+
+class DeliveryError(Exception):
+    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access);
+    ``undeliverable``: there is nowhere to post it (no thread)."""
+
+    def __init__(self, reason: str, *, permanent: bool = False,
+                 undeliverable: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.permanent = permanent
+        self.permanent = permanent or undeliverable
+        self.undeliverable = undeliverable
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """What a delivery did: ``done`` (with the Discord message id when one was created) or
+    ``skipped`` (nothing worth showing any more: superseded, or the game is gone)."""
+
+    status: NoticeStatus = NoticeStatus.DONE
+    message_id: int | None = None
+    reason: str | None = None
+
+
+SKIPPED = Receipt(NoticeStatus.SKIPPED)
 
 
 class Delivery(Protocol):
-    async def deliver(self, notice: Notice) -> None:
-        """Show ``notice`` in Discord (use ``notice.key`` as the nonce); raise DeliveryError."""
+    async def deliver(self, notice: Notice) -> Receipt | None:
+        """Show ``notice`` in Discord (``notice.key`` as the nonce); None means done. Raise
+        DeliveryError when it could not be shown."""
         ...
 
 
@@ -53,8 +92,9 @@ class NullDelivery:
     def __init__(self) -> None:
         self.count = 0
 
-    async def deliver(self, notice: Notice) -> None:
+    async def deliver(self, notice: Notice) -> Receipt | None:
         self.count += 1
+        return None
 
 
 DmFailedHandler = Callable[[int, int], Awaitable[object]]
@@ -67,112 +107,207 @@ class Dispatcher:
         delivery: Delivery,
         clock: Clock,
         *,
+        owner: str | None = None,
         on_dm_failed: DmFailedHandler | None = None,
-        batch: int = 200,
         concurrency: int = 16,
-        max_attempts: int = 8,
+        per_lane: int = 8,
+        lease: float = 60.0,
         base_delay: float = 2.0,
-        max_delay: float = 600.0,
+        max_delay: float = 300.0,
+        ttl: timedelta = timedelta(days=7),
         poll_interval: float = 2.0,
     ) -> None:
         self.store = store
         self.delivery = delivery
         self.clock = clock
+        self.owner = owner or process_owner()
         self.on_dm_failed = on_dm_failed
-        self.batch = batch
         self.concurrency = concurrency
-        self.max_attempts = max_attempts
+        self.per_lane = per_lane
+        self.lease_ms = int(lease * 1000)
         self.base_delay = base_delay
         self.max_delay = max_delay
+        self.ttl_ms = int(ttl.total_seconds() * 1000)
         self.poll_interval = poll_interval
         self._stopping = False
-        self.delivered = 0
-        self.failed = 0
+        self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
+        self.passes = 0  # claims made (a busy-polling dispatcher would show it)
+        self._refused: dict[int, int] = {}  # user -> when a DM to them failed for good (ms)
+
+    @property
+    def delivered(self) -> int:
+        return self.counts[NoticeStatus.DONE.value]
+
+    @property
+    def failed(self) -> int:
+        return self.counts[NoticeStatus.FAILED.value]
 
     def backoff(self, attempts: int) -> float:
         """Seconds to wait before the next try, after ``attempts`` failed tries (1, 2, ...)."""
-        return float(min(self.max_delay, self.base_delay * 2 ** (attempts - 1)))
+        return float(min(self.max_delay, self.base_delay * 2 ** min(attempts - 1, 30)))
+
+    def _now(self) -> int:
+        return to_ms(self.clock.now())
+
+    # ------------------------------------------------------------------ one lane
+
+    async def _serve(self, lane: Lane) -> int:
+        """Deliver up to ``per_lane`` notices of a claimed lane, then give it back. Returns how
+        many were delivered."""
+        delivered = 0
+        due = self._now()
+        loop = asyncio.get_running_loop()
+        # Hand the lane back well within its lease (slow deliveries: 429s, retries inside
+        # discord.py), so no other process takes it over while this one still serves it.
+        until = loop.time() + self.lease_ms / 3000
+        try:
+            notices = await self.store.lane_notices(lane, self.per_lane)
+            for notice in notices:
+                if self._stopping or loop.time() > until:
+                    break
+                retry_at, shown = await self._deliver_one(notice)
+                delivered += shown
+                if retry_at is not None:
+                    due = retry_at  # keep the lane's order: the rest waits for this retry
+                    break
+        finally:
+            # Even when cancelled (shutdown), give the lane back so another process (or the
+            # next start) can go on at once instead of waiting for the lease to run out.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.store.release_lane(lane, self.owner, due))
+        return delivered
+
+    async def _deliver_one(self, notice: Notice) -> tuple[int | None, bool]:
+        """Deliver and record one notice. Returns (the time of its retry, or None when the lane
+        may go on: delivered, skipped, or ended for good; whether it was delivered)."""
+        now = self._now()
+        if now - to_ms(notice.created_at) > self.ttl_ms:
+            await self._finish(notice, NoticeStatus.EXPIRED, now, error="too old to matter")
+            return None, False
+        if notice.user_id is not None and self._refused_recently(notice.user_id):
+            # Another lane just learnt their DMs are closed: dm_failed reroutes this one.
+            await self._finish(notice, NoticeStatus.SKIPPED, now, error="dm closed")
+            return None, False
+        try:
+            receipt = await self.delivery.deliver(notice) or Receipt()
+        except DeliveryError as e:
+            if e.undeliverable:
+                log.warning("notice %s (%s, game %s) has nowhere to go: %s", notice.id,
+                            notice.kind, notice.game_id, e.reason)
+                await self._finish(notice, NoticeStatus.UNDELIVERABLE, self._now(), e.reason)
+                return None, False
+            if e.permanent:
+                await self._permanent(notice, e.reason)
+                return None, False
+            return await self._retry(notice, e.reason), False
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            # A bug in the Discord layer must not lose a notice: retried like a 5xx. The first
+            # time with its traceback, then only a line per attempt.
+            if notice.attempts == 0:
+                log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
+            return await self._retry(notice, f"{type(e).__name__}: {e}"), False
+        await self._finish(notice, receipt.status, self._now(), receipt.reason,
+                           receipt.message_id)
+        return None, receipt.status is NoticeStatus.DONE
+
+    async def _finish(self, notice: Notice, status: NoticeStatus, now: int,
+                      error: str | None = None, message_id: int | None = None) -> None:
+        # Shielded: a delivery Discord accepted must be recorded even if we are being stopped.
+        await asyncio.shield(self.store.finish_notice(notice.id, status, now,
+                                                      message_id=message_id, error=error))
+        self.counts[status.value] += 1
+
+    def _refused_recently(self, user_id: int) -> bool:
+        at = self._refused.get(user_id)
+        return at is not None and self._now() - at < 60_000
+
+    async def _permanent(self, notice: Notice, reason: str) -> None:
+        if notice.user_id is not None:
+            # Before any await: concurrent lanes of the same person check it.
+            self._refused[notice.user_id] = self._now()
+        log.warning("notice %s (%s) refused for good: %s", notice.id, notice.kind, reason)
+        await self._finish(notice, NoticeStatus.FAILED, self._now(), reason)
+        if notice.is_dm and self.on_dm_failed is not None:
+            assert notice.user_id is not None
+            try:
+                await self.on_dm_failed(notice.game_id, notice.user_id)
+            except Exception:
+                log.exception("dm_failed handler failed for notice %s", notice.id)
+
+    async def _retry(self, notice: Notice, reason: str) -> int:
+        attempts = notice.attempts + 1
+        due = self._now() + int(self.backoff(attempts) * 1000)
+        log.info("notice %s (%s) will be retried (attempt %d): %s", notice.id, notice.kind,
+                 attempts, reason)
+        await self.store.retry_notice(notice.id, due, reason)
+        self.counts["retried"] += 1
+        return due
+
+    # ------------------------------------------------------------------ passes
+
+    async def _claim(self, limit: int) -> list[Lane]:
+        self.passes += 1
+        return await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit)
 
     async def run_once(self) -> int:
-        """Deliver the notices due now (one batch); returns how many were delivered."""
-        now = self.clock.now()
-        notices = await self.store.due_notices(to_ms(now), self.batch)
-        if not notices:
+        """Claim up to ``concurrency`` due lanes and serve them; returns how many notices were
+        delivered (tests and tools; the bot runs :meth:`run_forever`)."""
+        lanes = await self._claim(self.concurrency)
+        if not lanes:
             return 0
-        lanes: dict[tuple[int, int | None], list[Notice]] = {}
-        for n in notices:
-            lanes.setdefault((n.game_id, n.user_id), []).append(n)
-        done: list[int] = []
-        dm_failures: list[Notice] = []
-        limit = asyncio.Semaphore(self.concurrency)
+        return sum(await asyncio.gather(*(self._serve(lane) for lane in lanes)))
 
-        async def run_lane(lane: list[Notice]) -> None:
-            async with limit:
-                for notice in lane:
-                    if notice.user_id is not None and any(
-                            f.user_id == notice.user_id for f in dm_failures):
-                        return  # their DMs just failed for good: dm_failed will reroute
-                    if not await self._deliver_one(notice, done, dm_failures):
-                        return  # keep the lane's order: the rest waits for this retry
-
-        try:
-            await asyncio.gather(*(run_lane(lane) for lane in lanes.values()))
-        finally:
-            # Even when cancelled (shutdown), record what did go out, so that only notices
-            # whose delivery was interrupted are sent again.
-            if done:
-                await asyncio.shield(self.store.mark_done(done, to_ms(self.clock.now())))
-            self.delivered += len(done)
-        for notice in dm_failures:
-            if self.on_dm_failed is not None and notice.user_id is not None:
-                try:
-                    await self.on_dm_failed(notice.game_id, notice.user_id)
-                except Exception:
-                    log.exception("dm_failed handler failed for notice %s", notice.id)
-        return len(done)
-
-    async def _deliver_one(self, notice: Notice, done: list[int],
-                           dm_failures: list[Notice]) -> bool:
-        """True when the lane may go on (delivered or given up), False to hold it."""
-        try:
-            await self.delivery.deliver(notice)
-        except DeliveryError as e:
-            permanent, reason = e.permanent, e.reason
-        except Exception as e:
-            log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
-            permanent, reason = False, f"{type(e).__name__}: {e}"
-        else:
-            done.append(notice.id)
-            return True
-        attempts = notice.attempts + 1
-        now = self.clock.now()
-        if permanent or attempts >= self.max_attempts:
-            log.warning("notice %s (%s) failed for good: %s", notice.id, notice.kind, reason)
-            if permanent and notice.is_dm:
-                dm_failures.append(notice)  # before any await: other lanes check it
-            self.failed += 1
-            await self.store.mark_failed(notice.id, to_ms(now), reason)
-            return True
-        due = to_ms(now) + int(self.backoff(attempts) * 1000)
-        await self.store.mark_retry(notice.id, due, reason)
-        return False
-
-    async def run_forever(self) -> None:
-        """Deliver until :meth:`stop`; wakes at once when a commit queues notices."""
+    async def run_forever(self, *, grace: float = 5.0) -> None:
+        """Deliver until :meth:`stop`: keeps ``concurrency`` lanes in flight, claims a new one as
+        soon as one is done, wakes at once when a commit queues notices, and otherwise polls
+        every ``poll_interval`` seconds (retries coming due). On stop, lanes in flight finish
+        their current notice (at most ``grace`` seconds)."""
         self._stopping = False
         event = self.store.notices_added
-        while not self._stopping:
-            event.clear()
-            try:
-                count = await self.run_once()
-            except Exception:
-                log.exception("dispatcher pass failed")
-                count = 0
-            if count >= self.batch or self._stopping:
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), timeout=self.poll_interval)
+        active: set[asyncio.Task[int]] = set()
+        try:
+            while not self._stopping:
+                free = self.concurrency - len(active)
+                claimed: list[Lane] = []
+                if free > 0:
+                    event.clear()  # before claiming: a commit after the claim wakes us
+                    try:
+                        claimed = await self._claim(free)
+                    except Exception:
+                        log.exception("claiming outbox lanes failed")
+                    for lane in claimed:
+                        active.add(asyncio.create_task(self._serve(lane)))
+                    if len(claimed) == free:
+                        # Every slot was filled: more lanes may be due; claim again as soon as
+                        # one finishes.
+                        await asyncio.wait(active, return_when=asyncio.FIRST_COMPLETED)
+                        active = self._reap(active)
+                        continue
+                wake = asyncio.ensure_future(event.wait())
+                try:
+                    await asyncio.wait({*active, wake}, timeout=self.poll_interval,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    wake.cancel()
+                active = self._reap(active)
+        finally:
+            if active:
+                _, pending = await asyncio.wait(active, timeout=grace)
+                for task in pending:
+                    task.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.gather(*pending, return_exceptions=True)
+
+    @staticmethod
+    def _reap(active: set[asyncio.Task[int]]) -> set[asyncio.Task[int]]:
+        for task in [t for t in active if t.done()]:
+            if not task.cancelled() and task.exception() is not None:
+                log.error("serving a lane failed", exc_info=task.exception())
+        return {t for t in active if not t.done()}
 
     def stop(self) -> None:
+        """Stop claiming lanes; lanes in flight end after their current notice."""
         self._stopping = True
         self.store.notices_added.set()

@@ -30,7 +30,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from bot.core.models import SweepReport, TimeoutAction
-from bot.core.storage.repo import TimerRow
+from bot.core.storage import TimerRow
 
 log = logging.getLogger("calico.timers")
 

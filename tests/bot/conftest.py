@@ -14,8 +14,9 @@ import pytest
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
-from bot.core.outbox import DeliveryError
+from bot.core.outbox import DeliveryError, Receipt
 from engine.rules import legal_moves
+from tests.pgserver import create_database, drop_database
 
 ANN = UserRef(1001, "Ann")
 BOB = UserRef(1002, "Bob")
@@ -37,16 +38,39 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
+def sqlite_path(tmp_path: Path) -> Path:
     return tmp_path / "calico.db"
 
 
+@pytest.fixture(params=BACKENDS)
+async def db_path(request: pytest.FixtureRequest, tmp_path: Path,
+                  pg_admin: tuple[str | None, str]) -> AsyncIterator[str]:
+    """Where a test's database lives: a fresh SQLite file, or a fresh PostgreSQL database (the
+    manager, storage and outbox suites run against both backends)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "calico.db")
+        return
+    admin, reason = pg_admin
+    if admin is None:
+        pytest.skip(reason)
+    url = await create_database(admin)
+    try:
+        yield url
+    finally:
+        await drop_database(admin, url)
+
+
 @pytest.fixture
-async def manager(db_path: Path, clock: FakeClock) -> AsyncIterator[Manager]:
-    m = await Manager.open(db_path, clock=clock, seed_source=seeds())
-    yield m
-    await m.close()
+async def manager(db_path: str, clock: FakeClock) -> AsyncIterator[Manager]:
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds(), exclusive=False)
+    try:
+        yield m
+    finally:
+        await m.close()
 
 
 def opts(**kw: Any) -> LobbyOptions:
@@ -122,7 +146,7 @@ class RecordingDelivery:
     calls: list[str] = field(default_factory=list)
     shown: list[Notice] = field(default_factory=list)
 
-    async def deliver(self, notice: Notice) -> None:
+    async def deliver(self, notice: Notice) -> Receipt | None:
         self.calls.append(notice.key)
         errors = self.fail.get(notice.key)
         if errors:
@@ -130,6 +154,7 @@ class RecordingDelivery:
         if notice.user_id is not None and notice.user_id in self.fail_dm_users:
             raise DeliveryError("50007 cannot send messages to this user", permanent=True)
         self.shown.append(notice)
+        return None
 
     def kinds(self) -> list[str]:
         return [n.kind.value for n in self.shown]

@@ -12,10 +12,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.clock import FakeClock
+from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameStatus, Notice, NoticeKind
-from bot.core.outbox import DeliveryError, Dispatcher
+from bot.core.outbox import DeliveryError, Dispatcher, Receipt
 from tests.bot.conftest import (
     ANN,
     BOB,
@@ -28,14 +28,23 @@ from tests.bot.conftest import (
 )
 
 
-async def drain(d: Dispatcher, clock: FakeClock | None = None, rounds: int = 50) -> None:
+async def pending(d: Dispatcher) -> list[Notice]:
+    return [n for n in await d.store.notices() if n.status == "pending"]
+
+
+async def drain(d: Dispatcher, clock: FakeClock | None = None, rounds: int = 200) -> None:
+    """Run the dispatcher until nothing is pending (advancing ``clock`` past backoffs and
+    leases when nothing is due)."""
     for _ in range(rounds):
-        if not await d.run_once() and not await d.store.due_notices(d.clock.now(), 1):
-            if clock is None:
-                return
-            clock.advance(minutes=15)  # let backed-off retries come due
-            if not [n for n in await d.store.notices() if n.status == "pending"]:
-                return
+        if await d.run_once():
+            continue
+        if not await pending(d):
+            return
+        if (await d.store.outbox_stats(to_ms(d.clock.now()))).lanes_due:
+            continue
+        if clock is None:
+            return
+        clock.advance(minutes=15)  # let backed-off retries (and leases) come due
 
 
 async def test_each_notice_is_delivered_once(manager: Manager) -> None:
@@ -44,10 +53,17 @@ async def test_each_notice_is_delivered_once(manager: Manager) -> None:
         who = g.drafting_user_ids[0] if g.status is GameStatus.DRAFT else g.current_user_id
         g = await step(manager, g, who)  # type: ignore[arg-type]
     out = RecordingDelivery()
-    d = manager.dispatcher(out)
-    assert await d.run_once() > 0
+    d = manager.dispatcher(out, per_lane=4)
+    first = await d.run_once()
+    # One pass serves every lane, each at most per_lane notices.
+    lanes = {(n.game_id, n.user_id) for n in await manager.store.notices(g.id)}
+    assert {(n.game_id, n.user_id) for n in out.shown} == lanes
+    assert first == len(out.shown) <= 4 * len(lanes) and d.delivered == first
+    while await d.run_once():
+        pass
     assert await d.run_once() == 0
     stored = await manager.store.notices(g.id)
+    assert d.delivered == len(stored) == len(out.shown)
     assert all(n.status == "done" for n in stored)
     assert sorted(out.calls) == sorted(n.key for n in stored)
     assert len(set(out.calls)) == len(out.calls)
@@ -56,7 +72,7 @@ async def test_each_notice_is_delivered_once(manager: Manager) -> None:
     assert all(n.thread_id == g.thread_id for n in out.shown if n.user_id is None)
 
 
-async def test_crash_before_delivery_then_exactly_once(db_path: Path, clock: FakeClock) -> None:
+async def test_crash_before_delivery_then_exactly_once(db_path: str, clock: FakeClock) -> None:
     m = await Manager.open(db_path, clock=clock, seed_source=seeds())
     g = await new_game(m, people=(BOB,), setup="beginner")
     for _ in range(4):
@@ -84,15 +100,15 @@ class HangingDelivery(RecordingDelivery):
         self.after = after
         self.hung = asyncio.Event()
 
-    async def deliver(self, notice: Notice) -> None:
+    async def deliver(self, notice: Notice) -> Receipt | None:
         if len(self.shown) >= self.after:
             self.hung.set()
             await asyncio.Event().wait()
-        await super().deliver(notice)
+        return await super().deliver(notice)
 
 
 async def test_dispatcher_stopped_mid_delivery_redelivers_only_the_rest(
-        db_path: Path, clock: FakeClock) -> None:
+        db_path: str, clock: FakeClock) -> None:
     m = await Manager.open(db_path, clock=clock, seed_source=seeds())
     g = await new_game(m, people=(BOB,), setup="beginner")
     for _ in range(6):
@@ -138,32 +154,78 @@ async def test_transient_failures_are_retried_with_backoff(manager: Manager,
     assert all(n.status == "done" for n in await manager.store.notices(g.id))
 
 
-async def test_giving_up_after_max_attempts(manager: Manager, clock: FakeClock) -> None:
+async def test_an_outage_loses_no_turn_prompt_and_posts_none_twice(
+        manager: Manager, clock: FakeClock) -> None:
+    """Discord answers 503 to everything for 30 minutes (on the fake clock): every notice
+    waits, backing off up to the cap, and goes out once when Discord is back."""
     g = await new_game(manager, people=(BOB,), setup="beginner")
+    for _ in range(3):
+        g = await step(manager, g, g.current_user_id)  # type: ignore[arg-type]
+    stored = await manager.store.notices()
+
+    class Outage(RecordingDelivery):
+        down = True
+
+        async def deliver(self, notice: Notice) -> Receipt | None:
+            self.calls.append(notice.key)
+            if self.down:
+                raise DeliveryError("503 service unavailable")
+            self.shown.append(notice)
+            return None
+
+    out = Outage()
+    d = manager.dispatcher(out, base_delay=2, max_delay=300)
+    start = clock.now()
+    while clock.now() - start < timedelta(minutes=30):
+        await d.run_once()
+        clock.advance(seconds=20)
+    assert out.shown == [] and d.delivered == 0
+    assert all(n.status == "pending" for n in await manager.store.notices())
+    # Backoff is capped: nothing waits longer than max_delay for its next try.
+    assert max(n.attempts for n in await manager.store.notices()) >= 6
+    out.down = False
+    await drain(d, clock)
+    assert sorted(n.key for n in out.shown) == sorted(n.key for n in stored)
+    prompts = [n for n in out.shown if n.kind is NoticeKind.TURN_PROMPT]
+    assert prompts and len({n.key for n in out.shown}) == len(out.shown)
+    assert all(n.status == "done" for n in await manager.store.notices())
+
+
+async def test_a_notice_older_than_its_ttl_expires_instead_of_retrying_forever(
+        manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, computers=1, setup="beginner")
     target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
-    out = RecordingDelivery(fail={target.key: [DeliveryError("503")] * 10})
-    d = manager.dispatcher(out, max_attempts=3, base_delay=1)
+    out = RecordingDelivery(fail={target.key: [DeliveryError("503")] * 1000})
+    d = manager.dispatcher(out, base_delay=60, max_delay=3600, ttl=timedelta(hours=6))
     await drain(d, clock)
     status = {n.key: n.status for n in await manager.store.notices(g.id)}
-    assert status[target.key] == "failed" and out.calls.count(target.key) == 3
+    assert status[target.key] == "expired"
+    assert 4 <= out.calls.count(target.key) <= 12
+    stored = await manager.store.notices(g.id)
+    assert not [n for n in stored if n.status == "pending"]
+    # what waited behind it in its lane is as old: expired too; other lanes were not held
+    expired = [n for n in stored if n.status == "expired"]
+    assert all(n.user_id is None and n.id >= target.id for n in expired)
+    assert d.counts["expired"] == len(expired)
+    assert all(n.status == "done" for n in stored if n.user_id is not None)
 
 
 async def test_unexpected_exception_is_retried(manager: Manager, clock: FakeClock) -> None:
     g = await new_game(manager, computers=1, setup="beginner")
 
     class Buggy(RecordingDelivery):
-        async def deliver(self, notice: Notice) -> None:
+        async def deliver(self, notice: Notice) -> Receipt | None:
             if not self.calls:
                 self.calls.append("boom")
                 raise KeyError("a bug in the Discord layer")
-            await super().deliver(notice)
+            return await super().deliver(notice)
 
     out = Buggy()
     await drain(manager.dispatcher(out), clock)
     assert all(n.status == "done" for n in await manager.store.notices(g.id))
 
 
-async def test_closed_dms_fall_back_once_per_game(db_path: Path, clock: FakeClock) -> None:
+async def test_closed_dms_fall_back_once_per_game(db_path: str, clock: FakeClock) -> None:
     m = await Manager.open(db_path, clock=clock, seed_source=seeds())
     g1 = await new_game(m, people=(BOB,), setup="beginner")
     g2 = await new_game(m, host=CAT, people=(BOB,), setup="beginner")
@@ -217,6 +279,8 @@ async def test_permanent_thread_failure_is_recorded(manager: Manager) -> None:
     status = {n.key: n.status for n in await manager.store.notices(g.id)}
     assert all(status[k] == "failed" for k in keys)
     assert d.failed == len(keys)
+    # A permanent failure does not hold its lane: everything was tried in one pass.
+    assert sorted(out.calls) == sorted(n.key for n in await manager.store.notices(g.id))
 
 
 async def test_run_forever_wakes_on_commit_and_stops(manager: Manager) -> None:
@@ -237,11 +301,13 @@ async def test_delivered_notices_are_pruned(manager: Manager, clock: FakeClock) 
     await new_game(manager, computers=1, setup="beginner")
     await drain(manager.dispatcher(RecordingDelivery()))
     clock.advance(days=8)
+    assert (await manager.sweep()).pruned == 0  # kept for the retention period (14 days)
+    clock.advance(days=7)
     report = await manager.sweep()
     assert report.pruned > 0
 
 
-async def test_no_secret_in_any_notice(db_path: Path, clock: FakeClock) -> None:
+async def test_no_secret_in_any_notice(db_path: str, clock: FakeClock) -> None:
     config = ManagerConfig(reminder_gap=timedelta(0))
     m = await Manager.open(db_path, clock=clock, config=config,
                            seed_source=lambda: random.Random(9).getrandbits(63))

@@ -1,5 +1,7 @@
-"""The database file: creation and migration, refusing newer or corrupt files without touching
-them, the pragmas, the optimistic version check, and the fast state encoder."""
+"""The database: creation and migration, refusing newer, foreign or damaged files without
+touching them (SQLite) and foreign or newer databases (PostgreSQL), one process per SQLite file,
+the pragmas, the integrity check on demand, the optimistic version check (both backends), and
+the fast state encoder."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from bot.core.manager import Manager
-from bot.core.storage import GameWrite, StaleWriteError, StorageError, Store, latest_version
+from bot.core.storage import GameWrite, StaleWriteError, StorageError, open_store
 from bot.core.storage.codec import decode_state, encode_config, encode_state
+from bot.core.storage.sqlite.db import SecondProcessError, check, latest_version
+from bot.core.storage.sqlite.store import SqliteStore
 from data import load_catalog
 from engine.config import GameOptions, Restriction, Setup
 from engine.rules import apply, legal_moves
@@ -25,27 +29,29 @@ from tests.bot.conftest import new_game as make_game
 
 async def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
-    store = await Store.open(path)
+    store = await SqliteStore.open(path)
     try:
-        assert store.db.version == latest_version() >= 1
+        assert store.schema_version == latest_version() >= 2
         journal = await store.db.run(lambda c: c.execute("PRAGMA journal_mode").fetchone()[0])
         fks = await store.db.run(lambda c: c.execute("PRAGMA foreign_keys").fetchone()[0])
         busy = await store.db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0])
-        assert (journal, fks) == ("wal", 1) and busy > 0
+        vacuum = await store.db.run(lambda c: c.execute("PRAGMA auto_vacuum").fetchone()[0])
+        assert (journal, fks, vacuum) == ("wal", 1, 2) and busy > 0
     finally:
         await store.close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == latest_version()
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"games", "seats", "moves", "outbox", "timers", "users", "results"} <= tables
+    assert {"games", "seats", "moves", "outbox", "timers", "users", "results", "lanes",
+            "player_totals", "app_state"} <= tables
     conn.close()
 
 
 async def test_empty_file_is_migrated(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
     path.write_bytes(b"")
-    store = await Store.open(path)
-    assert store.db.version == latest_version()
+    store = await SqliteStore.open(path)
+    assert store.schema_version == latest_version()
     await store.close()
 
 
@@ -56,7 +62,7 @@ async def test_reopen_keeps_data_and_does_not_migrate_again(tmp_path: Path) -> N
     await m.close()
     m = await Manager.open(path)
     assert (await m.get_game(g.id)).host_id == ANN.id
-    assert m.store.db.version == latest_version()
+    assert m.store.schema_version == latest_version()
     await m.close()
 
 
@@ -69,7 +75,7 @@ async def test_newer_schema_is_refused_and_untouched(tmp_path: Path) -> None:
     conn.close()
     before = path.read_bytes()
     with pytest.raises(StorageError, match="newer"):
-        await Store.open(path)
+        await SqliteStore.open(path)
     assert path.read_bytes() == before
     assert not Path(f"{path}-wal").exists()
 
@@ -79,43 +85,137 @@ async def test_not_a_database_is_refused_and_untouched(tmp_path: Path) -> None:
     path.write_bytes(b"these are my notes, not a database\n" * 100)
     before = path.read_bytes()
     with pytest.raises(StorageError, match="not a SQLite database"):
-        await Store.open(path)
+        await SqliteStore.open(path)
     assert path.read_bytes() == before
 
 
-async def test_damaged_database_is_refused_and_untouched(tmp_path: Path) -> None:
+async def test_damaged_schema_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "damaged.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
-    conn.execute("CREATE INDEX t_body ON t (body)")
-    conn.executemany("INSERT INTO t (body) VALUES (?)", [(f"row {i}" * 20,) for i in range(400)])
-    conn.commit()
-    conn.close()
+    m = await Manager.open(path)
+    await m.create_game(ANN, 1, 2)
+    await m.close()
     data = bytearray(path.read_bytes())
-    page = 4096
-    assert len(data) > 6 * page
-    for p in range(2, len(data) // page):  # scribble over every page but the first
-        data[p * page + 8: p * page + 200] = bytes(random.Random(p).randbytes(192))
+    data[100:4096] = random.Random(1).randbytes(3996)  # the schema page, after the header
     path.write_bytes(bytes(data))
     before = path.read_bytes()
     with pytest.raises(StorageError):
-        await Store.open(path)
+        await SqliteStore.open(path)
     assert path.read_bytes() == before
+
+
+async def test_open_is_cheap_and_the_full_check_is_on_demand(tmp_path: Path) -> None:
+    """Opening reads the header and the schema only (start-up must not grow with history);
+    damaged data pages are found by ``calico-bot check`` (the full integrity check)."""
+    path = tmp_path / "big.db"
+    m = await Manager.open(path)
+    for _ in range(300):
+        await m.create_game(ANN, 1, 2)
+    await m.store.checkpoint()  # type: ignore[attr-defined]
+    await m.close()
+    assert await check(path) == []
+    conn = sqlite3.connect(path)
+    leaves = [r[0] for r in conn.execute(
+        "SELECT pageno FROM dbstat WHERE name = 'games' AND pagetype = 'leaf'")]
+    conn.close()
+    assert len(leaves) > 3
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for p in leaves:  # scribble over the games table's data pages
+        data[(p - 1) * page + 8: (p - 1) * page + 200] = random.Random(p).randbytes(192)
+    path.write_bytes(bytes(data))
+    store = await SqliteStore.open(path)  # not refused: nothing read them
+    try:
+        assert await store.integrity_check() != []
+    finally:
+        await store.close()
+    assert await check(path) != []
+
+
+async def test_a_foreign_sqlite_file_is_refused_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "theirs.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="not calico-bot's"):
+        await SqliteStore.open(path)
+    assert path.read_bytes() == before
+
+
+async def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
+    """SQLite serves one bot process; a second one is told to use PostgreSQL (another OS
+    process, as a host running two workers would start it)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "one.db"
+    m = await Manager.open(path)
+    try:
+        code = (
+            "import asyncio, sys\n"
+            "from bot.core.storage import open_store\n"
+            "from bot.core.storage.sqlite.db import SecondProcessError\n"
+            "async def main():\n"
+            f"    try:\n        await open_store({str(path)!r})\n"
+            "    except SecondProcessError as e:\n        print(e); sys.exit(3)\n"
+            "asyncio.run(main())\n")
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                timeout=60, check=False)
+        assert result.returncode == 3, result.stderr
+        assert "PostgreSQL" in result.stdout
+        with pytest.raises(SecondProcessError):
+            await open_store(path)
+    finally:
+        await m.close()
+    again = await open_store(path)  # the lock went with the first process's store
+    await again.close()
 
 
 async def test_migration_failure_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                             ) -> None:
-    import bot.core.storage.db as db
+    import bot.core.storage.sqlite.db as db
 
     good = db.migrations()
     monkeypatch.setattr(db, "migrations", lambda: [*good, (len(good) + 1, "CREATE TABLE x (;")])
     path = tmp_path / "rollback.db"
     with pytest.raises(sqlite3.Error):
-        await Store.open(path)
+        await SqliteStore.open(path)
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name='games'").fetchone()[0] == 0
     conn.close()
+
+
+async def test_a_foreign_or_newer_postgres_database_is_refused(
+        pg_admin: tuple[str | None, str]) -> None:
+    import asyncpg
+
+    from tests.pgserver import create_database, drop_database
+
+    admin, reason = pg_admin
+    if admin is None:
+        pytest.skip(reason)
+    url = await create_database(admin)
+    try:
+        conn = await asyncpg.connect(url)
+        await conn.execute("CREATE TABLE invoices (id int)")
+        await conn.close()
+        with pytest.raises(StorageError, match="not calico-bot's"):
+            await open_store(url)
+        conn = await asyncpg.connect(url)
+        assert await conn.fetchval("SELECT to_regclass('games')") is None  # untouched
+        await conn.execute("DROP TABLE invoices")
+        await conn.close()
+        store = await open_store(url)  # empty: created and migrated
+        await store.close()
+        conn = await asyncpg.connect(url)
+        await conn.execute("UPDATE calico_schema SET version = version + 1")
+        await conn.close()
+        with pytest.raises(StorageError, match="newer"):
+            await open_store(url)
+    finally:
+        await drop_database(admin, url)
 
 
 async def test_stale_write_changes_nothing(manager: Manager) -> None:

@@ -1,35 +1,71 @@
-"""Persistence: the SQLite file (checks, pragmas, migrations) and every SQL statement of the bot.
+"""Persistence: one storage interface (:mod:`bot.core.storage.base`), two backends.
 
-Nothing outside this package writes SQL. See :mod:`bot.core.storage.db` and
-:mod:`bot.core.storage.repo`."""
+- SQLite (:mod:`bot.core.storage.sqlite`): the embedded default, a file in the working
+  directory, nothing to install, one bot process.
+- PostgreSQL (:mod:`bot.core.storage.postgres`): several bot processes sharing the games.
 
-from bot.core.storage.db import Database, StaleWriteError, StorageError, latest_version
-from bot.core.storage.repo import (
+:func:`open_store` picks one from the ``CALICO_DB`` setting: a ``postgresql://`` URL, or a path.
+Nothing outside this package writes SQL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.core.storage.base import (
+    THREAD,
     GameRow,
     GameWrite,
+    Lane,
     MoveRow,
     NewGame,
     NoticeDraft,
+    NoticeStatus,
+    OutboxStats,
     ResultRow,
     SeatRow,
+    StaleWriteError,
+    StorageError,
     Store,
     TimerRow,
+    TotalsRow,
     UserRow,
 )
 
 __all__ = [
-    "Database",
+    "THREAD",
     "GameRow",
     "GameWrite",
+    "Lane",
     "MoveRow",
     "NewGame",
     "NoticeDraft",
+    "NoticeStatus",
+    "OutboxStats",
     "ResultRow",
     "SeatRow",
     "StaleWriteError",
     "StorageError",
     "Store",
     "TimerRow",
+    "TotalsRow",
     "UserRow",
-    "latest_version",
+    "is_postgres",
+    "open_store",
 ]
+
+
+def is_postgres(location: str | Path) -> bool:
+    return str(location).startswith(("postgresql://", "postgres://"))
+
+
+async def open_store(location: str | Path, *, exclusive: bool = True) -> Store:
+    """The store at ``location``: a PostgreSQL URL, or a SQLite file path (created and migrated
+    when needed). ``exclusive`` (SQLite): take the one-process lock, as the bot does."""
+    if is_postgres(location):
+        from bot.core.storage.postgres.store import PostgresStore
+
+        return await PostgresStore.open(str(location))
+    from bot.core.storage.sqlite.store import SqliteStore
+
+    return await SqliteStore.open(location, exclusive=exclusive)

@@ -1,0 +1,160 @@
+"""A game as the manager holds it (:class:`LiveGame`: the stored row, parsed) and one change
+being prepared (:class:`Tx`: the new game plus the notices, timers, results and user rows to
+store with it in the same transaction). Pure values; no storage, no discord."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from bot.core.models import GameStatus, LobbyOptions, NoticeKind
+from bot.core.storage import GameRow, MoveRow, ResultRow, SeatRow, TimerRow
+from bot.core.storage.codec import decode_state, encode_config
+from engine.config import GameOptions
+from engine.state import GameState
+
+FLAG_HINTS = 1  # someone took a hint in this game (no rating, achievement or leaderboard)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveGame:
+    """A game as the manager holds it: the stored row, parsed."""
+
+    id: int
+    status: GameStatus
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    lobby_message_id: int | None
+    host_id: int
+    options: LobbyOptions
+    first_user_id: int | None
+    engine_options: GameOptions | None
+    state: GameState | None
+    config_json: str | None  # the state's constant config part, encoded once
+    version: int
+    ply: int
+    deadline_at: int | None
+    end_reason: str | None
+    created_at: int
+    updated_at: int
+    seats: tuple[SeatRow, ...]
+    flags: int = 0
+
+    @classmethod
+    def from_row(cls, row: GameRow) -> LiveGame:
+        state = None if row.state is None else decode_state(row.state)
+        return cls(
+            id=row.id, status=GameStatus(row.status), guild_id=row.guild_id,
+            channel_id=row.channel_id, thread_id=row.thread_id,
+            lobby_message_id=row.lobby_message_id, host_id=row.host_id,
+            options=LobbyOptions.model_validate_json(row.options),
+            first_user_id=row.first_user_id,
+            engine_options=None if row.engine_options is None
+            else GameOptions.model_validate_json(row.engine_options),
+            state=state, config_json=None if state is None else encode_config(state),
+            version=row.version, ply=row.ply, deadline_at=row.deadline_at,
+            end_reason=row.end_reason, created_at=row.created_at, updated_at=row.updated_at,
+            seats=row.seats, flags=row.flags,
+        )
+
+    def person(self, user_id: int) -> SeatRow | None:
+        """The seat this person still plays themself."""
+        for s in self.seats:
+            if s.user_id == user_id and s.ai_level is None:
+                return s
+        return None
+
+    @property
+    def people(self) -> list[SeatRow]:
+        return [s for s in self.seats if s.ai_level is None]
+
+    @property
+    def clocked(self) -> bool:
+        """Turn clocks keep a shared game moving; a person alone (with or without computer
+        opponents) holds nobody up, so their game has no deadline, only the idle limit."""
+        return len(self.people) >= 2
+
+    def must_act(self, seat: int) -> bool:
+        """Whether the game is waiting for ``seat`` (its turn, or its goal draft)."""
+        st = self.state
+        if st is None:
+            return False
+        if self.status is GameStatus.DRAFT:
+            return bool(st.seats[seat].goal_offer)
+        return self.status is GameStatus.PLAY and st.current_seat == seat
+
+
+_GAME_FIELDS = tuple(f.name for f in fields(LiveGame))
+
+
+def evolve(g: LiveGame, changes: dict[str, Any]) -> LiveGame:
+    """``dataclasses.replace`` for the hot path (it re-runs ``__init__`` with introspection,
+    about 30 us a call; this is a plain copy)."""
+    new = object.__new__(LiveGame)
+    for name in _GAME_FIELDS:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(g, name))
+    return new
+
+
+@dataclass
+class Tx:
+    """One change being prepared: the new in-memory game plus what else to store with it."""
+
+    old: LiveGame
+    g: LiveGame
+    now: int
+    dm_closed: Callable[[int], bool]
+    # (kind, DM user or None, payload, payload members already encoded as JSON)
+    notices: list[tuple[str, int | None, dict[str, Any], dict[str, str]]] = field(
+        default_factory=list)
+    move: MoveRow | None = None
+    activity: bool = False  # a player did something: restart the idle clock
+    clear_turn_timers: bool = False
+    delete_timers: list[tuple[str, int]] = field(default_factory=list)
+    upsert_timers: list[TimerRow] = field(default_factory=list)
+    results: list[ResultRow] = field(default_factory=list)
+    user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
+    user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    skip_pending: bool = False
+
+    def set(self, **changes: Any) -> None:
+        self.g = evolve(self.g, changes)
+
+    def set_seat(self, seat: int, **changes: Any) -> None:
+        seats = list(self.g.seats)
+        seats[seat] = replace(seats[seat], **changes)
+        self.g = evolve(self.g, {"seats": tuple(seats)})
+
+    def thread(self, kind: NoticeKind, raw: dict[str, str] | None = None,
+               **payload: Any) -> None:
+        self.notices.append((kind.value, None, payload, raw or {}))
+
+    def dm(self, to_seat: int, kind: NoticeKind, raw: dict[str, str] | None = None, /,
+           **payload: Any) -> None:
+        """A DM to the person in ``to_seat``; while their DMs are closed, the thread fallback."""
+        row = self.g.seats[to_seat]
+        if row.user_id is None or row.ai_level is not None:
+            return
+        if self.dm_closed(row.user_id):
+            self.fallback(to_seat)
+            return
+        self.notices.append((kind.value, row.user_id, payload, raw or {}))
+
+    def dm_user(self, user_id: int, kind: NoticeKind, /, **payload: Any) -> None:
+        """A DM to a person whatever their seat (the host, about the table itself)."""
+        self.notices.append((kind.value, user_id, payload, {}))
+
+    def fallback(self, seat: int) -> None:
+        """Tell the thread once per game and person that their DMs are closed."""
+        row = self.g.seats[seat]
+        if row.user_id is None or row.fallback_sent:
+            return
+        self.set_seat(seat, fallback_sent=True)
+        self.thread(NoticeKind.DM_FALLBACK, user_id=row.user_id, seat=seat)
+
+
+def renumbered(seats: Sequence[SeatRow]) -> tuple[SeatRow, ...]:
+    """The seats left in a lobby, numbered 0..n-1 again."""
+    return tuple(replace(s, seat=i) for i, s in enumerate(seats))
