@@ -12,16 +12,35 @@ Public API re-exported here.  Typical use in a test (with the ``discord_env`` fi
             ...
         bot2 = await discord_env.start_client(factory)   # restart: new client, same world
 
-Modules: ``state`` (model and records), ``server`` (aiohttp REST + gateway), ``limits``
-(Discord's validation rules), ``actors`` (acting as users), ``env`` (the environment object),
-``fixtures`` (pytest fixtures).
+Sharding::
+
+        guilds = discord_env.add_guilds(8, spread=4)      # two guilds on each of 4 shards
+        low = await discord_env.start_client(lambda: Bot(shard_ids=[0, 1], shard_count=4))
+        high = await discord_env.start_client(
+            lambda: Bot(shard_ids=[2, 3], shard_count=4), alongside=True
+        )
+        ix = await discord_env.slash("alice", "demo", "hello", channel=...)
+        assert ix.delivered_shards == [discord_env.shard_for_guild(ix.guild_id, 4)]
+        await discord_env.kill_shard(2)                   # discord.py RESUMEs it
+
+Modules: ``state`` (model, shard maths and records), ``server`` (aiohttp REST),
+``gateway`` (websocket sessions, sharding, routing, RESUME), ``limits`` (Discord's validation
+rules), ``actors`` (acting as users), ``env`` (the environment object), ``remote`` (pointing a
+bot in another process at the fake), ``fixtures`` (pytest fixtures).
 """
 
 from __future__ import annotations
 
-from . import limits
+from . import limits, remote
 from .actors import ActorError, UserActions
 from .env import DiscordEnv
+from .gateway import (
+    CLOSE_INVALID_SHARD,
+    CLOSE_SHARDING_REQUIRED,
+    FakeGateway,
+    GatewayConnection,
+    GatewaySession,
+)
 from .server import DiscordHTTPError, FakeDiscordServer, InjectedFailure
 from .state import (
     FLAG_COMPONENTS_V2,
@@ -32,6 +51,7 @@ from .state import (
     ChannelType,
     CommandSync,
     Component,
+    Delivery,
     ErrorRecord,
     FakeAttachment,
     FakeChannel,
@@ -42,16 +62,22 @@ from .state import (
     FakeMessage,
     FakeRole,
     FakeUser,
+    GatewayCloseRecord,
+    IdentifyRecord,
     InteractionEvent,
     InteractionType,
     MessageSnapshot,
     RequestRecord,
+    ResumeRecord,
     SelectOption,
     Violation,
     perm_bits,
+    shard_for_guild,
 )
 
 __all__ = [
+    "CLOSE_INVALID_SHARD",
+    "CLOSE_SHARDING_REQUIRED",
     "FLAG_COMPONENTS_V2",
     "FLAG_EPHEMERAL",
     "FLAG_LOADING",
@@ -61,6 +87,7 @@ __all__ = [
     "ChannelType",
     "CommandSync",
     "Component",
+    "Delivery",
     "DiscordEnv",
     "DiscordHTTPError",
     "ErrorRecord",
@@ -68,20 +95,28 @@ __all__ = [
     "FakeChannel",
     "FakeDiscordServer",
     "FakeDiscordState",
+    "FakeGateway",
     "FakeGuild",
     "FakeInteraction",
     "FakeMember",
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "GatewayCloseRecord",
+    "GatewayConnection",
+    "GatewaySession",
+    "IdentifyRecord",
     "InjectedFailure",
     "InteractionEvent",
     "InteractionType",
     "MessageSnapshot",
     "RequestRecord",
+    "ResumeRecord",
     "SelectOption",
     "UserActions",
     "Violation",
     "limits",
     "perm_bits",
+    "remote",
+    "shard_for_guild",
 ]

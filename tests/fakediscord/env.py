@@ -1,4 +1,4 @@
-"""The test-facing environment: one fake Discord (state + server) plus the bot client under test.
+"""The test-facing environment: one fake Discord (state + server) plus the bot clients under test.
 
 :class:`DiscordEnv` starts the server on a random loopback port, redirects discord.py to it
 (``discord.http.Route.BASE`` and ``DiscordWebSocket.DEFAULT_GATEWAY``, restored on close), starts
@@ -7,12 +7,20 @@ its guilds cached, stops/restarts it (a brand-new instance against the same fake
 the world (users, guilds, channels, permissions), fires gateway events on demand, injects
 failures, and exposes what the bot did with wait helpers.  User actions come from
 :class:`~tests.fakediscord.actors.UserActions`.
+
+Sharding: several clients may run at once (``start_client(..., alongside=True)``, e.g. two
+``AutoShardedClient`` each holding half the shard ids), and bot processes started by the test
+connect through :meth:`DiscordEnv.remote_environ` + ``remote.py``.  Nothing routes through the
+client objects: ``env.client`` may be ``None`` while remote shards are connected.  The helpers
+``add_guilds``, ``shard_for_guild``, ``guilds_on_shard``, ``connected_shards``, ``sessions``,
+``deliveries_for``, ``kill_shard`` and ``wait_for_shards`` read and steer the gateway.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,10 +32,13 @@ import discord.http
 import yarl
 
 from .actors import ActorError, ChannelRef, UserActions, UserRef
+from .gateway import GatewayConnection, GatewaySession
+from .remote import environ as remote_environ
 from .server import FakeDiscordServer, InjectedFailure
 from .state import (
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
     JSON,
+    Delivery,
     FakeChannel,
     FakeDiscordState,
     FakeGuild,
@@ -36,6 +47,9 @@ from .state import (
     FakeMessage,
     FakeRole,
     FakeUser,
+    GatewayCloseRecord,
+    IdentifyRecord,
+    ResumeRecord,
     Violation,
     perm_bits,
     snowflake_ms,
@@ -55,6 +69,17 @@ class _ErrorCollector(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
+
+
+def _client_session_ids(client: discord.Client) -> set[str]:
+    """Gateway session ids of a client's websocket(s), to wait for exactly those to close."""
+    sockets: list[Any] = []
+    if isinstance(client, discord.AutoShardedClient):
+        # ShardInfo has no public accessor for its websocket
+        sockets = [info._parent.ws for info in client.shards.values()]
+    else:
+        sockets = [getattr(client, "ws", None)]
+    return {ws.session_id for ws in sockets if ws is not None and ws.session_id}
 
 
 def _format_record(record: logging.LogRecord) -> str:
@@ -77,18 +102,23 @@ class DiscordEnv(UserActions):
         id_base_ms: int | None = None,
         guild_ready_timeout: float = 0.05,
         populate: bool = True,
+        max_concurrency: int = 16,
+        recommended_shards: int | None = None,
     ) -> None:
         self.state = FakeDiscordState(
             id_base_ms=id_base_ms,
             attachment_size_limit=attachment_size_limit,
             interaction_deadline=interaction_deadline,
             token_lifetime=token_lifetime,
+            max_concurrency=max_concurrency,
+            recommended_shards=recommended_shards,
         )
         self.server = FakeDiscordServer(self.state)
         self.guild_ready_timeout = guild_ready_timeout
+        # The main client (``start_client`` without ``alongside``); more may run alongside it.
         self.client: discord.Client | None = None
         self.clients: list[discord.Client] = []
-        self._client_task: asyncio.Task[None] | None = None
+        self._tasks: dict[discord.Client, asyncio.Task[None]] = {}
         self._factory: ClientFactory[Any] | None = None
         self._errors = _ErrorCollector()
         self._saved: list[tuple[object, str, object]] = []
@@ -115,9 +145,9 @@ class DiscordEnv(UserActions):
         self._started = True
 
     async def close(self) -> None:
-        """Stop the client, the server, and undo every patch."""
+        """Stop the clients, the server, and undo every patch."""
         try:
-            await self.stop_client()
+            await self.stop_all_clients()
         finally:
             try:
                 await self.server.stop()
@@ -141,15 +171,25 @@ class DiscordEnv(UserActions):
 
     # -- the client under test -----------------------------------------------------------------
     async def start_client(
-        self, factory: ClientFactory[ClientT], *, timeout: float = 10.0
+        self,
+        factory: ClientFactory[ClientT],
+        *,
+        timeout: float = 10.0,
+        alongside: bool = False,
     ) -> ClientT:
         """Build a client with ``factory()`` (sync or async), log it in against the fake and
-        return once it is READY (``on_ready`` fired, guilds cached)."""
+        return once it is READY (``on_ready`` fired, guilds cached).
+
+        ``alongside=True`` starts it next to the running client(s) instead of refusing (e.g. a
+        second ``AutoShardedClient`` with other ``shard_ids``); the first client started
+        without it is ``env.client``.  If ``start()`` ends before READY (e.g. discord.py raised
+        ``ConnectionClosed`` for close code 4011), raises ``RuntimeError`` from that error."""
         if not self._started:
             raise RuntimeError("DiscordEnv.start() was not called")
-        if self.client is not None:
+        if self.client is not None and not alongside:
             raise RuntimeError(
-                "a client is already running; stop_client() or restart_client() first"
+                "a client is already running; stop_client() or restart_client() first "
+                "(or start_client(..., alongside=True))"
             )
         made = factory()
         client: ClientT = await made if inspect.isawaitable(made) else made
@@ -157,11 +197,12 @@ class DiscordEnv(UserActions):
             raise TypeError(f"factory returned {client!r}, not a discord.Client")
         # documented client option, set after construction so any factory works
         client._connection.guild_ready_timeout = self.guild_ready_timeout
-        self._factory = factory
-        self.client = client
+        if self.client is None:
+            self._factory = factory
+            self.client = client
         self.clients.append(client)
         task = asyncio.create_task(client.start(self.state.token), name="fakediscord-client")
-        self._client_task = task
+        self._tasks[client] = task
 
         def ready() -> bool:
             return client.is_ready() or task.done()
@@ -169,22 +210,35 @@ class DiscordEnv(UserActions):
         try:
             await self.state.wait_for(ready, timeout=timeout, what="the client to become READY")
         except TimeoutError:
-            await self.stop_client()
+            await self.stop_client(client)
             raise
         if task.done():
-            self.client = None
-            self._client_task = None
+            self._forget(client)
             exc = task.exception()
             raise RuntimeError("the client stopped before becoming READY") from exc
         return client
 
-    async def stop_client(self, *, timeout: float = 5.0) -> None:
-        """Close the running client (like a process shutdown); the fake keeps all its state."""
-        client, task = self.client, self._client_task
-        self.client = None
-        self._client_task = None
+    def _forget(self, client: discord.Client) -> None:
+        self._tasks.pop(client, None)
+        if self.client is client:
+            self.client = None
+
+    @property
+    def running_clients(self) -> list[discord.Client]:
+        """Clients started here whose ``start()`` is still running."""
+        return [c for c, task in self._tasks.items() if not task.done()]
+
+    async def stop_client(
+        self, client: discord.Client | None = None, *, timeout: float = 5.0
+    ) -> None:
+        """Close a client (default: ``env.client``) like a process shutdown; the fake keeps all
+        its state.  Waits until the client's gateway sessions are closed."""
+        client = client or self.client
         if client is None:
             return
+        task = self._tasks.get(client)
+        sessions = _client_session_ids(client)
+        self._forget(client)
         if not client.is_closed():
             await asyncio.wait_for(client.close(), timeout)
         if task is not None:
@@ -195,11 +249,22 @@ class DiscordEnv(UserActions):
                     await task
             elif not task.cancelled() and task.exception() is not None:
                 raise RuntimeError("the client crashed") from task.exception()
-        await self.state.wait_for(
-            lambda: not self.server.ready_connections,
-            timeout=timeout,
-            what="the gateway session to close",
-        )
+        gateway = self.server.gateway
+
+        def closed() -> bool:
+            if sessions:
+                return not any(
+                    s.connected for sid, s in gateway.sessions.items() if sid in sessions
+                )
+            # Session ids unknown (the client never got READY): wait for every session to go
+            # unless other clients still run.
+            return bool(self.running_clients) or not gateway.ready_connections
+
+        await self.state.wait_for(closed, timeout=timeout, what="the gateway session to close")
+
+    async def stop_all_clients(self, *, timeout: float = 5.0) -> None:
+        for client in list(self._tasks):
+            await self.stop_client(client, timeout=timeout)
 
     async def restart_client(
         self, factory: ClientFactory[ClientT] | None = None, *, timeout: float = 10.0
@@ -213,33 +278,35 @@ class DiscordEnv(UserActions):
 
     @contextlib.asynccontextmanager
     async def run_client(
-        self, factory: ClientFactory[ClientT], *, timeout: float = 10.0
+        self, factory: ClientFactory[ClientT], *, timeout: float = 10.0, alongside: bool = False
     ) -> AsyncIterator[ClientT]:
         """``async with env.run_client(MyBot) as bot:`` — READY inside, closed on exit."""
-        client = await self.start_client(factory, timeout=timeout)
+        client = await self.start_client(factory, timeout=timeout, alongside=alongside)
         try:
             yield client
         finally:
-            if self.client is client:
-                await self.stop_client()
+            if client in self._tasks:
+                await self.stop_client(client)
 
     def local_command(
         self, name: str, guild_id: int | None, command_type: int
     ) -> tuple[JSON, bool] | None:
-        client = self.client
-        if client is None:
-            return None
-        tree = getattr(client._connection, "_command_tree", None)
-        if tree is None:
-            return None
+        """The command from the tree of ``env.client`` or else of a client running alongside
+        (``None`` when only remote processes are connected: synced commands are used then)."""
+        ordered = [self.client] if self.client is not None else []
+        ordered += [c for c in self.running_clients if c is not self.client]
         ctype = discord.AppCommandType(command_type)
         scopes: list[discord.Object | None] = [None]
         if guild_id is not None:
             scopes.insert(0, discord.Object(guild_id))
-        for scope in scopes:
-            cmd = tree.get_command(name, guild=scope, type=ctype)
-            if cmd is not None:
-                return cmd.to_dict(tree), scope is not None
+        for client in ordered:
+            tree = getattr(client._connection, "_command_tree", None)
+            if tree is None:
+                continue
+            for scope in scopes:
+                cmd = tree.get_command(name, guild=scope, type=ctype)
+                if cmd is not None:
+                    return cmd.to_dict(tree), scope is not None
         return None
 
     # -- world building --------------------------------------------------------------------------
@@ -283,11 +350,24 @@ class DiscordEnv(UserActions):
         return user
 
     def add_guild(
-        self, name: str, *, locale: str = "en-US", owner: FakeUser | None = None
+        self,
+        name: str,
+        *,
+        locale: str = "en-US",
+        owner: FakeUser | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> FakeGuild:
         """A guild with @everyone, the bot's managed role, the owner and the bot as members.
-        Add it before starting the client (or it only appears after a restart)."""
-        return self.state.add_guild(name, locale=locale, owner=owner)
+        Add it before starting the client (or it only appears after a restart).
+        ``shard=(i, n)`` gives it an id whose events go to shard ``i`` of ``n``."""
+        return self.state.add_guild(name, locale=locale, owner=owner, shard=shard)
+
+    def add_guilds(
+        self, count: int, *, prefix: str = "Guild", spread: int | None = None
+    ) -> list[FakeGuild]:
+        """``count`` bare guilds, cheap enough for thousands (the 4011 test uses 2,600).
+        ``spread=n`` spreads them evenly over ``n`` shards."""
+        return self.state.add_guilds(count, prefix=prefix, spread=spread)
 
     def add_text_channel(
         self, name: str, *, guild: FakeGuild | None = None, topic: str | None = None
@@ -354,7 +434,9 @@ class DiscordEnv(UserActions):
 
     # -- gateway events on demand --------------------------------------------------------------
     async def dispatch(self, event: str, data: JSON, *, force: bool = False) -> int:
-        """Send any gateway event (filtered by the client's intents unless ``force``)."""
+        """Send any gateway event to the sessions of its shard (its guild's; shard 0 for DMs and
+        guild-less events), filtered by their intents unless ``force``.  Returns how many live
+        connections got it."""
         return await self.server.dispatch(event, data, force=force)
 
     async def create_thread(
@@ -439,6 +521,150 @@ class DiscordEnv(UserActions):
         await self.server.dispatch(
             "GUILD_MEMBER_REMOVE", {"guild_id": str(g.id), "user": who.payload()}
         )
+
+    # -- sharding --------------------------------------------------------------------------------
+    def shard_for_guild(self, guild: FakeGuild | int, shard_count: int) -> int:
+        """``(guild_id >> 22) % shard_count``: the shard a guild's events go to."""
+        return self.state.shard_for_guild(guild, shard_count)
+
+    def guilds_on_shard(self, shard_id: int, shard_count: int) -> list[FakeGuild]:
+        return self.state.guilds_on_shard(shard_id, shard_count)
+
+    @property
+    def max_concurrency(self) -> int:
+        return self.state.max_concurrency
+
+    @max_concurrency.setter
+    def max_concurrency(self, value: int) -> None:
+        self.state.max_concurrency = value
+
+    @property
+    def recommended_shards(self) -> int:
+        """What ``GET /gateway/bot`` recommends (set it to override Discord's rule)."""
+        return self.state.recommended_shard_count()
+
+    @recommended_shards.setter
+    def recommended_shards(self, value: int | None) -> None:
+        self.state.recommended_shards = value
+
+    @property
+    def sessions(self) -> list[GatewaySession]:
+        """Every gateway session so far (live, disconnected-resumable and ended)."""
+        return list(self.server.gateway.sessions.values())
+
+    @property
+    def live_sessions(self) -> list[GatewaySession]:
+        return self.server.gateway.live_sessions
+
+    @property
+    def connected_shards(self) -> list[tuple[int, int]]:
+        """``(shard_id, shard_count)`` of every live session, sorted (unsharded: ``(0, 1)``)."""
+        return self.server.gateway.connected_shards
+
+    def connections_for_shard(self, shard_id: int) -> list[GatewayConnection]:
+        return [
+            s.connection
+            for s in self.server.gateway.sessions_for_shard(shard_id)
+            if s.connection is not None
+        ]
+
+    async def wait_for_shards(
+        self, *shard_ids: int, shard_count: int | None = None, timeout: float = 10.0
+    ) -> list[GatewaySession]:
+        """Wait until each of ``shard_ids`` has a live session (READY or RESUMED sent)."""
+
+        def found() -> list[GatewaySession] | None:
+            out = []
+            for shard_id in shard_ids:
+                live = [
+                    s
+                    for s in self.server.gateway.sessions_for_shard(shard_id)
+                    if shard_count is None or s.shard_count == shard_count
+                ]
+                if not live:
+                    return None
+                out.append(live[-1])
+            return out
+
+        return await self.wait_for(found, timeout=timeout, what=f"shards {list(shard_ids)} live")
+
+    async def kill_shard(
+        self, shard_id: int, *, code: int | None = None, resumable: bool = True
+    ) -> list[GatewaySession]:
+        """Cut the live connection(s) of a shard, as a crash or network loss would; returns
+        their sessions.  ``code=None`` aborts TCP (discord.py then RESUMEs on its own); a close
+        code sends that frame; ``resumable=False`` also ends the session (it must identify)."""
+        gateway = self.server.gateway
+        killed = gateway.sessions_for_shard(shard_id)
+        if not killed:
+            raise RuntimeError(f"no live session holds shard {shard_id}")
+        for session in killed:
+            if session.connection is not None:
+                await gateway.kill(session.connection, code=code, resumable=resumable)
+        return killed
+
+    async def reconnect_shard(self, shard_id: int) -> list[GatewaySession]:
+        """Ask the live connection(s) of a shard to reconnect (op 7); discord.py RESUMEs."""
+        gateway = self.server.gateway
+        sessions = gateway.sessions_for_shard(shard_id)
+        if not sessions:
+            raise RuntimeError(f"no live session holds shard {shard_id}")
+        for session in sessions:
+            if session.connection is not None:
+                await gateway.request_reconnect(session.connection)
+        return sessions
+
+    async def kill_connection(
+        self, conn: GatewayConnection, *, code: int | None = None, resumable: bool = True
+    ) -> None:
+        await self.server.gateway.kill(conn, code=code, resumable=resumable)
+
+    @property
+    def deliveries(self) -> list[Delivery]:
+        """Every gateway dispatch and where it went (see :class:`Delivery`)."""
+        return self.state.deliveries
+
+    def deliveries_for(
+        self,
+        event: str | None = None,
+        *,
+        guild: FakeGuild | int | None = None,
+        status: str | None = None,
+        shard_id: int | None = None,
+    ) -> list[Delivery]:
+        gid = guild.id if isinstance(guild, FakeGuild) else guild
+        return [
+            d
+            for d in self.state.deliveries
+            if (event is None or d.event == event)
+            and (gid is None or d.guild_id == gid)
+            and (status is None or d.status == status)
+            and (shard_id is None or d.shard_id == shard_id)
+        ]
+
+    @property
+    def identifies(self) -> list[IdentifyRecord]:
+        return self.state.identifies
+
+    @property
+    def resumes(self) -> list[ResumeRecord]:
+        return self.state.resumes
+
+    @property
+    def gateway_closes(self) -> list[GatewayCloseRecord]:
+        return self.state.gateway_closes
+
+    def identify_breaches(self) -> list[IdentifyRecord]:
+        """Identifies sooner than 5 s after the previous one of their bucket
+        (``shard_id % max_concurrency``): the client did not pace its shards."""
+        return self.state.identify_breaches()
+
+    def remote_environ(self) -> dict[str, str]:
+        """Environment variables that point a bot in another process at this fake (see
+        ``remote.py``): ``FAKEDISCORD_API``, ``FAKEDISCORD_GATEWAY``, ``FAKEDISCORD_TOKEN``."""
+        if not self._started:
+            raise RuntimeError("DiscordEnv.start() was not called")
+        return remote_environ(self.server.api_base, self.server.gateway_url, self.state.token)
 
     # -- failures and time -----------------------------------------------------------------------
     def fail_next(
@@ -540,8 +766,6 @@ class DiscordEnv(UserActions):
         return self._errors.records
 
     def requests_to(self, method: str, path_glob: str) -> list[Any]:
-        import fnmatch
-
         return [
             r
             for r in self.state.requests

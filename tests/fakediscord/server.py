@@ -4,23 +4,27 @@ Owns routing, request parsing (JSON and multipart ``payload_json`` + ``files[n]`
 Discord enforces on each endpoint (permissions, interaction deadlines, single acknowledgement,
 token lifetime, size limits), error answers shaped like Discord's (``{"code", "message",
 "errors"}`` with ``Content-Type: application/json`` exactly, which discord.py requires),
-injected failures (429 with ``Via`` + ``retry_after``, 5xx, anything), and the gateway: HELLO,
-heartbeat ACKs, IDENTIFY → READY → GUILD_CREATE, member chunks, and dispatch of events
-(filtered by the identified intents, as Discord does).
+injected failures (429 with ``Via`` + ``retry_after``, 5xx, anything), and ``GET /gateway/bot``
+(recommended shard count, session start limit).  The websocket side (sessions, sharding, routing
+of events to shards, RESUME) lives in ``gateway.py``; the server mounts it on ``/gateway`` and
+``/resume-gateway``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from . import limits
+from .gateway import (
+    FakeGateway,
+    GatewayConnection,
+)
 from .state import (
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
@@ -50,58 +54,6 @@ API_PREFIX = "/api/v10"
 BODY_KEY: web.RequestKey[Any] = web.RequestKey("fakediscord_body", object)
 UPLOADS_KEY: web.RequestKey[list[Upload]] = web.RequestKey("fakediscord_uploads", list)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-# Gateway intents (bit numbers from the Discord docs)
-INTENT_GUILDS = 1 << 0
-INTENT_GUILD_MEMBERS = 1 << 1
-INTENT_GUILD_MESSAGES = 1 << 9
-INTENT_GUILD_MESSAGE_REACTIONS = 1 << 10
-INTENT_DIRECT_MESSAGES = 1 << 12
-INTENT_DIRECT_MESSAGE_REACTIONS = 1 << 13
-INTENT_MESSAGE_CONTENT = 1 << 15
-
-_GUILDS_EVENTS = {
-    "GUILD_CREATE",
-    "GUILD_UPDATE",
-    "GUILD_DELETE",
-    "GUILD_ROLE_CREATE",
-    "GUILD_ROLE_UPDATE",
-    "GUILD_ROLE_DELETE",
-    "CHANNEL_CREATE",
-    "CHANNEL_UPDATE",
-    "CHANNEL_DELETE",
-    "CHANNEL_PINS_UPDATE",
-    "THREAD_CREATE",
-    "THREAD_UPDATE",
-    "THREAD_DELETE",
-    "THREAD_LIST_SYNC",
-    "THREAD_MEMBER_UPDATE",
-}
-_MEMBER_EVENTS = {
-    "GUILD_MEMBER_ADD",
-    "GUILD_MEMBER_UPDATE",
-    "GUILD_MEMBER_REMOVE",
-    "THREAD_MEMBERS_UPDATE",
-}
-_MESSAGE_EVENTS = {"MESSAGE_CREATE", "MESSAGE_UPDATE", "MESSAGE_DELETE", "MESSAGE_DELETE_BULK"}
-_REACTION_EVENTS = {"MESSAGE_REACTION_ADD", "MESSAGE_REACTION_REMOVE"}
-
-
-def required_intent(event: str, data: JSON) -> int | None:
-    """The intent bit a gateway event needs, or ``None`` when it is always sent."""
-    if event in _GUILDS_EVENTS:
-        return INTENT_GUILDS
-    if event in _MEMBER_EVENTS:
-        return INTENT_GUILD_MEMBERS
-    if event in _MESSAGE_EVENTS:
-        return INTENT_GUILD_MESSAGES if data.get("guild_id") else INTENT_DIRECT_MESSAGES
-    if event in _REACTION_EVENTS:
-        return (
-            INTENT_GUILD_MESSAGE_REACTIONS
-            if data.get("guild_id")
-            else INTENT_DIRECT_MESSAGE_REACTIONS
-        )
-    return None
 
 
 def json_response(
@@ -214,44 +166,6 @@ class InjectedFailure:
         return json_response({"code": self.code, "message": message}, self.status)
 
 
-class GatewayConnection:
-    """One websocket session of a client."""
-
-    def __init__(
-        self, server: FakeDiscordServer, ws: web.WebSocketResponse, query: dict[str, str]
-    ) -> None:
-        self.server = server
-        self.ws = ws
-        self.query = query
-        self.intents = 0
-        self.identified = False
-        self.ready = False
-        self.session_id = ""
-        self.shard: list[int] | None = None
-        self.seq = 0
-        self.heartbeats = 0
-        self._lock = asyncio.Lock()
-
-    @property
-    def open(self) -> bool:
-        return not self.ws.closed
-
-    async def send(self, payload: JSON) -> None:
-        async with self._lock:
-            if payload.get("op") == 0:
-                self.seq += 1
-                payload = {**payload, "s": self.seq}
-            if not self.ws.closed:
-                await self.ws.send_str(json.dumps(payload))
-
-    async def dispatch(self, event: str, data: JSON) -> None:
-        await self.send({"op": 0, "t": event, "d": data})
-
-    def wants(self, event: str, data: JSON) -> bool:
-        bit = required_intent(event, data)
-        return bit is None or bool(self.intents & bit)
-
-
 class FakeDiscordServer:
     """The REST + gateway server bound to a :class:`FakeDiscordState`."""
 
@@ -259,10 +173,8 @@ class FakeDiscordServer:
         self.state = state
         self.port = 0
         self.failures: list[InjectedFailure] = []
-        self.connections: list[GatewayConnection] = []
-        self.identify_count = 0
+        self.gateway = FakeGateway(state)
         self._runner: web.AppRunner | None = None
-        self._session_counter = 0
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -275,7 +187,7 @@ class FakeDiscordServer:
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway"
+        return self.gateway.url
 
     async def start(self) -> None:
         app = web.Application(client_max_size=200 * 1024 * 1024, middlewares=[self._middleware])
@@ -289,11 +201,10 @@ class FakeDiscordServer:
         sockets = getattr(server, "sockets", None) or []
         self.port = int(sockets[0].getsockname()[1])
         self.state.base_url = self.base_url
+        self.gateway.base_url = f"ws://127.0.0.1:{self.port}"
 
     async def stop(self) -> None:
-        for conn in list(self.connections):
-            if not conn.ws.closed:
-                await conn.ws.close(code=1001)
+        await self.gateway.close_all(1001)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -331,38 +242,25 @@ class FakeDiscordServer:
                 return failure
         return None
 
-    # -- gateway dispatch -------------------------------------------------------------------------
+    # -- gateway (see gateway.py) ------------------------------------------------------------------
+    @property
+    def connections(self) -> list[GatewayConnection]:
+        return self.gateway.connections
+
+    @property
+    def identify_count(self) -> int:
+        return self.gateway.identify_count
+
     @property
     def ready_connections(self) -> list[GatewayConnection]:
-        return [c for c in self.connections if c.ready and c.open]
+        return self.gateway.ready_connections
 
     async def dispatch(self, event: str, data: JSON, *, force: bool = False) -> int:
-        """Send a gateway event to every ready session whose intents allow it."""
-        sent = 0
-        for conn in self.ready_connections:
-            if force or conn.wants(event, data):
-                await conn.dispatch(event, self._adapt_for_intents(conn, event, data))
-                sent += 1
-        return sent
+        """Send a gateway event to the sessions of its shard whose intents allow it."""
+        return await self.gateway.dispatch(event, data, force=force)
 
-    def _adapt_for_intents(self, conn: GatewayConnection, event: str, data: JSON) -> JSON:
-        if (
-            event not in ("MESSAGE_CREATE", "MESSAGE_UPDATE")
-            or conn.intents & INTENT_MESSAGE_CONTENT
-        ):
-            return data
-        author = data.get("author") or {}
-        bot_id = str(self.state.bot_user.id)
-        mentioned = any(str(m.get("id")) == bot_id for m in data.get("mentions") or [])
-        if author.get("id") == bot_id or not data.get("guild_id") or mentioned:
-            return data
-        return {**data, "content": "", "embeds": [], "attachments": [], "components": []}
-
-    async def dispatch_interaction(self, payload: JSON) -> None:
-        conns = self.ready_connections
-        if not conns:
-            raise RuntimeError("no bot client is connected to the fake gateway")
-        await conns[-1].dispatch("INTERACTION_CREATE", payload)
+    async def dispatch_interaction(self, payload: JSON) -> int:
+        return await self.gateway.dispatch_interaction(payload)
 
     # -- middleware -------------------------------------------------------------------------------
     @web.middleware
@@ -482,7 +380,8 @@ class FakeDiscordServer:
     def _add_routes(self, app: web.Application) -> None:
         a = API_PREFIX
         r = app.router
-        r.add_get("/gateway", self.gateway)
+        r.add_get("/gateway", self.gateway.handle)
+        r.add_get("/resume-gateway", self.gateway.handle)
         r.add_get("/attachments/{attachment_id}/{filename}", self.get_attachment)
         r.add_get(a + "/gateway", self.get_gateway)
         r.add_get(a + "/gateway/bot", self.get_gateway_bot)
@@ -788,108 +687,6 @@ class FakeDiscordServer:
         channel.archive_timestamp_ms = snowflake_ms(self.state.next_id())
         await self._dispatch_thread("THREAD_UPDATE", channel)
 
-    # -- gateway ----------------------------------------------------------------------------------
-    async def gateway(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(autoping=True, max_msg_size=0)
-        await ws.prepare(request)
-        conn = GatewayConnection(self, ws, dict(request.query))
-        self.connections.append(conn)
-        try:
-            await conn.send({"op": 10, "d": {"heartbeat_interval": 41250}})
-            async for msg in ws:
-                if msg.type is WSMsgType.TEXT:
-                    await self._gateway_message(conn, json.loads(msg.data))
-                elif msg.type is WSMsgType.ERROR:
-                    break
-        finally:
-            conn.ready = False
-            if conn in self.connections:
-                self.connections.remove(conn)
-            self.state.notify()
-        return ws
-
-    async def _gateway_message(self, conn: GatewayConnection, payload: JSON) -> None:
-        op = payload.get("op")
-        data = payload.get("d")
-        if op == 1:
-            conn.heartbeats += 1
-            await conn.send({"op": 11})
-        elif op == 2:
-            await self._identify(conn, data or {})
-        elif op == 6:
-            # Resuming is not modelled: tell the client to identify again.
-            await conn.send({"op": 9, "d": False})
-        elif op == 8:
-            await self._request_members(conn, data or {})
-        # op 3 (presence) and 4 (voice) are accepted silently
-
-    async def _identify(self, conn: GatewayConnection, data: JSON) -> None:
-        state = self.state
-        if data.get("token") != state.token:
-            await conn.ws.close(code=4004, message=b"Authentication failed.")
-            return
-        self.identify_count += 1
-        self._session_counter += 1
-        conn.identified = True
-        conn.intents = int(data.get("intents", 0) or 0)
-        conn.shard = data.get("shard")
-        conn.session_id = f"fake-session-{self._session_counter:04d}"
-        guilds = [g for g in state.guilds.values() if g.bot_present]
-        ready: JSON = {
-            "v": 10,
-            "user": {
-                **state.bot_user.payload(),
-                "verified": True,
-                "mfa_enabled": False,
-                "email": None,
-            },
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
-            "session_id": conn.session_id,
-            "session_type": "normal",
-            "resume_gateway_url": self.gateway_url,
-            "application": {"id": str(state.application_id), "flags": 0},
-            "private_channels": [],
-            "relationships": [],
-            "user_settings": {},
-            "geo_ordered_rtc_regions": [],
-        }
-        if conn.shard is not None:
-            ready["shard"] = conn.shard
-        await conn.dispatch("READY", ready)
-        all_members = bool(conn.intents & INTENT_GUILD_MEMBERS)
-        for guild in guilds:
-            await conn.dispatch(
-                "GUILD_CREATE", state.guild_create_payload(guild, all_members=all_members)
-            )
-        conn.ready = True
-        state.notify()
-
-    async def _request_members(self, conn: GatewayConnection, data: JSON) -> None:
-        guild = self.state.guilds.get(int(data.get("guild_id", 0) or 0))
-        if guild is None:
-            return
-        members = list(guild.members.values())
-        user_ids = data.get("user_ids")
-        if user_ids:
-            wanted = {int(u) for u in (user_ids if isinstance(user_ids, list) else [user_ids])}
-            members = [m for m in members if m.user.id in wanted]
-        query = data.get("query")
-        if query:
-            members = [m for m in members if m.user.name.lower().startswith(str(query).lower())]
-        limit = int(data.get("limit") or 0)
-        if limit:
-            members = members[:limit]
-        chunk: JSON = {
-            "guild_id": str(guild.id),
-            "members": [m.payload() for m in members],
-            "chunk_index": 0,
-            "chunk_count": 1,
-            "not_found": [],
-        }
-        if data.get("nonce") is not None:
-            chunk["nonce"] = data["nonce"]
-        await conn.dispatch("GUILD_MEMBERS_CHUNK", chunk)
-
     # -- attachments (CDN) ----------------------------------------------------------------------
     async def get_attachment(self, request: web.Request) -> web.StreamResponse:
         att = self.state.attachments.get(self._int(request, "attachment_id"))
@@ -904,15 +701,19 @@ class FakeDiscordServer:
         return json_response({"url": self.gateway_url})
 
     async def get_gateway_bot(self, request: web.Request) -> web.StreamResponse:
+        """The recommended shard count (one per 1,000 guilds, or ``state.recommended_shards``)
+        and the session start limit with ``state.max_concurrency``."""
+        state = self.state
+        total = state.session_start_total
         return json_response(
             {
                 "url": self.gateway_url,
-                "shards": 1,
+                "shards": state.recommended_shard_count(),
                 "session_start_limit": {
-                    "total": 1000,
-                    "remaining": 999,
-                    "reset_after": 0,
-                    "max_concurrency": 1,
+                    "total": total,
+                    "remaining": max(0, total - self.gateway.identify_count),
+                    "reset_after": 24 * 3600 * 1000,
+                    "max_concurrency": state.max_concurrency,
                 },
             }
         )

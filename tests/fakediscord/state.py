@@ -2,10 +2,12 @@
 
 Owns the model (users, guilds, roles, channels, threads, DM channels, messages with their
 attachments and edit history, interactions and everything the bot answered to them), the
-permission arithmetic, the JSON payloads discord.py expects for each object, and the records a
-test reads afterwards (violations, errors, REST request log, command syncs).  Nothing here does
-any I/O; the aiohttp server in ``server.py`` mutates this state and the environment in ``env.py``
-exposes it to tests.
+permission arithmetic, the JSON payloads discord.py expects for each object, the shard maths
+(``shard_for_guild``, Discord's recommended shard count and limits, configurable per test), and
+the records a test reads afterwards (violations, errors, REST request log, command syncs, and
+for the gateway: identifies, resumes, closes and which session/shard got each dispatch).
+Nothing here does any I/O; the aiohttp server in ``server.py`` (and its gateway in
+``gateway.py``) mutates this state and the environment in ``env.py`` exposes it to tests.
 """
 
 from __future__ import annotations
@@ -102,6 +104,19 @@ DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS | perm_bits(
 )
 
 
+# Discord's sharding rules (https://discord.com/developers/docs/events/gateway#sharding)
+MAX_GUILDS_PER_SHARD = 2500  # a session holding more guilds is closed with 4011
+GUILDS_PER_RECOMMENDED_SHARD = 1000  # GET /gateway/bot recommends about one shard per 1,000
+IDENTIFY_WINDOW = 5.0  # each bucket (shard_id % max_concurrency) may identify once per 5 s
+
+
+def shard_for_guild(guild_id: int, shard_count: int) -> int:
+    """The shard a guild's events go to: ``(guild_id >> 22) % shard_count`` (Discord's rule)."""
+    if shard_count < 1:
+        raise ValueError("shard_count must be at least 1")
+    return (guild_id >> 22) % shard_count
+
+
 def iso(ts_ms: int) -> str:
     return dt.datetime.fromtimestamp(ts_ms / 1000, tz=dt.UTC).isoformat()
 
@@ -167,6 +182,84 @@ class RequestRecord:
     uploads: list[Upload]
     at: float
     status: int = 0
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What became of one gateway dispatch for one session (or for none).
+
+    ``status``: ``sent`` (written to the session's live connection), ``queued`` (the session is
+    disconnected but resumable: kept for RESUME, as Discord does), ``replayed`` (a queued or
+    missed dispatch sent again after RESUME), ``dropped`` (no session holds the shard the event
+    belongs to, so Discord would deliver it nowhere).  ``shard_id``/``shard_count`` are the
+    session's shard; for ``dropped`` they are the shard the event belonged to under the shard
+    count of the connected sessions (``None`` when nothing was connected).
+    """
+
+    event: str
+    status: str
+    guild_id: int | None
+    shard_id: int | None
+    shard_count: int | None
+    session_id: str | None
+    seq: int | None
+    at: float
+    interaction_id: int | None = None
+    connection_id: int | None = None
+
+
+@dataclass(frozen=True)
+class IdentifyRecord:
+    """One IDENTIFY the gateway received and what it answered.
+
+    ``outcome`` is ``ready``, ``invalid_session`` (identify too soon in its bucket while
+    ``enforce_identify_rate_limit`` is on) or ``closed`` (then ``close_code`` says why: 4004,
+    4005, 4010, 4011).  ``too_soon`` marks an identify within ``identify_window`` seconds of the
+    previous accepted identify of the same bucket (``shard_id % max_concurrency``), whether or not
+    the fake enforced it.
+    """
+
+    at: float
+    connection_id: int
+    shard_id: int
+    shard_count: int
+    sharded: bool
+    bucket: int
+    outcome: str
+    session_id: str | None = None
+    close_code: int | None = None
+    reason: str = ""
+    too_soon: bool = False
+
+
+@dataclass(frozen=True)
+class ResumeRecord:
+    """One RESUME: the session, the client's last sequence and how many dispatches were replayed
+    (``ok`` is False when the fake answered INVALID_SESSION)."""
+
+    at: float
+    connection_id: int
+    session_id: str
+    seq: int | None
+    ok: bool
+    replayed: int = 0
+    shard_id: int | None = None
+    shard_count: int | None = None
+
+
+@dataclass(frozen=True)
+class GatewayCloseRecord:
+    """A gateway connection ended: who closed it (``client``, ``server`` or ``kill``), with which
+    close code, and whether its session can still be resumed."""
+
+    at: float
+    connection_id: int
+    session_id: str | None
+    shard_id: int | None
+    shard_count: int | None
+    code: int | None
+    initiator: str
+    resumable: bool
 
 
 @dataclass(frozen=True)
@@ -721,8 +814,34 @@ class FakeInteraction:
     modal_submitted: bool = False
     choices: list[JSON] | None = None
     failed: bool = False
+    deliveries: list[Delivery] = field(default_factory=list)
 
     # -- readers --------------------------------------------------------------------------------
+    @property
+    def delivered_shards(self) -> list[int]:
+        """Shard ids of the sessions that received this interaction (sent live or replayed)."""
+        return sorted(
+            {
+                d.shard_id
+                for d in self.deliveries
+                if d.status in ("sent", "replayed") and d.shard_id is not None
+            }
+        )
+
+    @property
+    def delivered_sessions(self) -> list[str]:
+        return [
+            d.session_id
+            for d in self.deliveries
+            if d.status in ("sent", "replayed") and d.session_id is not None
+        ]
+
+    @property
+    def dropped(self) -> bool:
+        """True when no gateway session held the interaction's shard (Discord delivered it to
+        nobody; the user would see "This interaction failed")."""
+        return any(d.status == "dropped" for d in self.deliveries)
+
     @property
     def response(self) -> CallbackRecord | None:
         return self.callbacks[0] if self.callbacks else None
@@ -851,6 +970,8 @@ class FakeDiscordState:
         token_lifetime: float = 15 * 60.0,
         bot_name: str = "CalicoBot",
         token: str = "fake-bot-token",
+        max_concurrency: int = 16,
+        recommended_shards: int | None = None,
     ) -> None:
         if id_base_ms is None:
             id_base_ms = int(time.time()) * 1000
@@ -880,6 +1001,29 @@ class FakeDiscordState:
         self.errors: list[ErrorRecord] = []
         self.requests: list[RequestRecord] = []
         self.deleted_messages: list[FakeMessage] = []
+
+        # Sharding knobs (Discord's values unless a test changes them).
+        # ``max_concurrency`` defaults high so that tests identify every shard at once; real
+        # bots under 150,000 guilds get 1.
+        self.max_concurrency = max_concurrency
+        # ``None``: one shard per GUILDS_PER_RECOMMENDED_SHARD guilds (at least 1), like Discord.
+        self.recommended_shards = recommended_shards
+        self.max_guilds_per_shard = MAX_GUILDS_PER_SHARD
+        self.identify_window = IDENTIFY_WINDOW
+        # Off by default: identifies are recorded (``too_soon``) but not refused, because a plain
+        # client restart re-identifies bucket 0 within 5 s in many tests.
+        self.enforce_identify_rate_limit = False
+        # Every connected session must agree on the shard count (else close 4010).
+        self.strict_shard_count = True
+        self.session_start_total = 1000
+        # How many dispatches a session keeps for RESUME (older ones → INVALID_SESSION).
+        self.resume_buffer_size = 10_000
+
+        # Gateway records.
+        self.deliveries: list[Delivery] = []
+        self.identifies: list[IdentifyRecord] = []
+        self.resumes: list[ResumeRecord] = []
+        self.gateway_closes: list[GatewayCloseRecord] = []
 
         self._changed = asyncio.Event()
         self.extra_failure_info: Callable[[], str] = lambda: ""
@@ -934,6 +1078,44 @@ class FakeDiscordState:
         self.violations.append(violation)
         self.notify()
 
+    # -- sharding ------------------------------------------------------------------------------
+    @property
+    def bot_guilds(self) -> list[FakeGuild]:
+        """Guilds the bot is currently in."""
+        return [g for g in self.guilds.values() if g.bot_present]
+
+    def shard_for_guild(self, guild: FakeGuild | int, shard_count: int) -> int:
+        return shard_for_guild(guild.id if isinstance(guild, FakeGuild) else guild, shard_count)
+
+    def guilds_on_shard(self, shard_id: int, shard_count: int) -> list[FakeGuild]:
+        """The bot's guilds whose events go to ``shard_id`` when there are ``shard_count``."""
+        return [g for g in self.bot_guilds if shard_for_guild(g.id, shard_count) == shard_id]
+
+    def recommended_shard_count(self) -> int:
+        """What ``GET /gateway/bot`` answers in ``shards``."""
+        if self.recommended_shards is not None:
+            return self.recommended_shards
+        guilds = len(self.bot_guilds)
+        return max(1, -(-guilds // GUILDS_PER_RECOMMENDED_SHARD))
+
+    def identify_breaches(self) -> list[IdentifyRecord]:
+        """Identifies that came sooner than ``identify_window`` after the previous accepted one
+        of the same bucket (``shard_id % max_concurrency``): the client ignored the limit."""
+        return [r for r in self.identifies if r.too_soon]
+
+    def _id_on_shard(self, shard: tuple[int, int] | None) -> int:
+        """A fresh id; with ``shard=(i, n)``, burns ids until ``shard_for_guild(id, n) == i``
+        (ids grow by one millisecond each, so at most ``n`` tries)."""
+        new_id = self.next_id()
+        if shard is None:
+            return new_id
+        shard_id, count = shard
+        if not 0 <= shard_id < count:
+            raise ValueError(f"shard {shard_id} does not exist among {count}")
+        while shard_for_guild(new_id, count) != shard_id:
+            new_id = self.next_id()
+        return new_id
+
     # -- creation ------------------------------------------------------------------------------
     def add_user(
         self,
@@ -965,9 +1147,12 @@ class FakeDiscordState:
         everyone_permissions: int = DEFAULT_EVERYONE_PERMISSIONS,
         bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
         bot_present: bool = True,
+        shard: tuple[int, int] | None = None,
     ) -> FakeGuild:
+        """A guild with @everyone, the bot's managed role, the owner and the bot as members.
+        ``shard=(i, n)`` picks an id whose events go to shard ``i`` of ``n``."""
         owner = owner or self.owner
-        guild = FakeGuild(id=self.next_id(), name=name, owner_id=owner.id, locale=locale)
+        guild = FakeGuild(id=self._id_on_shard(shard), name=name, owner_id=owner.id, locale=locale)
         guild.roles[guild.id] = FakeRole(
             id=guild.id, guild_id=guild.id, name="@everyone", permissions=everyone_permissions
         )
@@ -987,6 +1172,19 @@ class FakeDiscordState:
         self.add_member(guild, owner)
         self.add_member(guild, self.bot_user, roles=[bot_role])
         return guild
+
+    def add_guilds(
+        self, count: int, *, prefix: str = "Guild", spread: int | None = None
+    ) -> list[FakeGuild]:
+        """``count`` bare guilds (no channels; @everyone, the bot's role, owner and bot), cheap
+        enough for thousands.  ``spread=n`` gives guild ``k`` an id on shard ``k % n`` of ``n``,
+        so the guilds are spread evenly over ``n`` shards."""
+        return [
+            self.add_guild(
+                f"{prefix} {k + 1}", shard=None if spread is None else (k % spread, spread)
+            )
+            for k in range(count)
+        ]
 
     def add_member(
         self,
