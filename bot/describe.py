@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import permutations
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from bot import presenter as p
@@ -220,21 +220,36 @@ def need(values: Sequence[int], counts: Sequence[int], slots: int = 6) -> GoalNe
     at least as big as it is now; the groups left over take values not there yet. Every such
     matching is a :class:`Way` (equal group sizes give the same way once).
     """
+    return _need(tuple(sorted(values)), tuple(sorted(counts, reverse=True)), slots)
+
+
+@lru_cache(maxsize=4096)
+def _need(values: tuple[int, ...], parts: tuple[int, ...], slots: int) -> GoalNeed:
+    # Cached: a description asks the same few questions several times (once per level of
+    # detail), and the answer depends only on the multiset of values.
     have = sorted(Counter(values).items())
-    parts = sorted(counts, reverse=True)
     if len(values) == slots:
         got = sorted((n for _, n in have), reverse=True)
-        return GoalNeed("met" if got == parts else "failed", len(values))
-    ways: set[Way] = set()
-    for chosen in permutations(range(len(parts)), len(have)):
-        if all(parts[k] >= n for (_, n), k in zip(have, chosen, strict=True)):
-            grow = tuple((v, parts[k] - n) for (v, n), k in zip(have, chosen, strict=True)
-                         if parts[k] > n)
-            new = tuple(sorted((parts[k] for k in range(len(parts)) if k not in chosen),
-                               reverse=True))
-            ways.add(Way(grow, new))
+        return GoalNeed("met" if got == list(parts) else "failed", len(values))
+    ways: list[Way] = []
+
+    def assign(k: int, left: Counter[int], grow: tuple[tuple[int, int], ...]) -> None:
+        # Give value k a group size still left (each distinct size once: equal sizes would
+        # give the same way), then the next value; what is left over goes to new values.
+        if k == len(have):
+            new = tuple(sorted(left.elements(), reverse=True))
+            ways.append(Way(tuple(g for g in grow if g[1]), new))
+            return
+        value, n = have[k]
+        for size in sorted(left):
+            if left[size] and size >= n:
+                left[size] -= 1
+                assign(k + 1, left, (*grow, (value, size - n)))
+                left[size] += 1
+
+    assign(0, Counter(parts), ())
     # The ways that build most on what is already there first.
-    ordered = sorted(ways, key=lambda w: (len(w.new), -sum(n for _, n in w.grow), w.grow))
+    ordered = sorted(set(ways), key=lambda w: (len(w.new), -sum(n for _, n in w.grow), w.grow))
     return GoalNeed("open" if ordered else "impossible", len(values), tuple(ordered))
 
 
@@ -460,6 +475,8 @@ def _rows(tr: Text, seat: SeatView, config: GameConfig, marks: _Marks, style: _S
             cells.append(f"{cell_name(cell)} {what}" if style.cell_names else what)
         if style.border and q[cell_of(r, SIZE - 1)] >= 0:
             cells.append(tr("alt.edge.right", tile=_tile(tr, config, q[cell_of(r, SIZE - 1)])))
+        if not cells:
+            continue  # a row with only empty cells: they are listed after the rows
         row = "; ".join(cells)
         lines.append(tr("alt.row", row=letter, cells=row) if style.row_word
                      else f"{letter}: {row}")

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 from functools import cache
+from itertools import product
 
 import discord
 import pytest
@@ -132,11 +133,12 @@ def test_the_alt_text_names_every_tile_and_token(lang: str, seed: int) -> None:
 
 
 def test_a_quilt_midway_lists_its_empty_cells() -> None:
-    view = public_view(midway(11, 14))
+    view = public_view(midway(11, 22))
     seat = view.seats[0]
     desc = d.quilt(EN, seat, view.config, "Ann")
     empty = [cell_name(c) for c in INNER if seat.quilt[c] == EMPTY]
     assert "Empty: " + ", ".join(empty) in desc.short
+    assert ":." not in desc.short  # no row left without words
     cells = cell_segments(desc.long)
     assert all(cells[c].endswith("empty") for c in empty)
     assert "Top border: " in desc.long and "Bottom border: " in desc.long
@@ -179,6 +181,28 @@ def test_need_when_surrounded_or_spoiled() -> None:
     assert d.need([GREEN] * 4 + [YELLOW] * 2, (3, 3)).state == "failed"
     assert d.need([GREEN] * 4, (3, 3)).state == "impossible"
     assert d.need([GREEN] * 3, (2, 2, 2)).state == "impossible"
+
+
+def test_need_lists_exactly_the_ways_that_work() -> None:
+    """Against brute force: every filling of the empty neighbours that meets the goal is one
+    of the ways, and every way comes from such a filling."""
+    rng = random.Random(7)
+    goals = [tuple(sorted(g.counts, reverse=True)) for g in load_catalog().goals.values()]
+    for _ in range(150):
+        counts = rng.choice(goals)
+        values = [rng.randrange(6) for _ in range(rng.randint(2, 5))]
+        found = set()
+        for fill in product(range(6), repeat=6 - len(values)):
+            final = Counter(values + list(fill))
+            if sorted(final.values(), reverse=True) != list(counts):
+                continue
+            grow = tuple((v, final[v] - n) for v, n in sorted(Counter(values).items())
+                         if final[v] > n)
+            new = tuple(sorted((n for v, n in final.items() if v not in values), reverse=True))
+            found.add(d.Way(grow, new))
+        result = d.need(values, counts)
+        assert set(result.ways) == found, (values, counts)
+        assert result.state == ("open" if found else "impossible")
 
 
 def test_needs_agree_with_the_pictures_hints() -> None:
