@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot import describe
 from bot import presenter as p
 from bot.adapter.ui import images, views
 from bot.adapter.ui.outgoing import Outgoing
@@ -46,8 +47,9 @@ async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing
     """The table picture and the order of play, pinging whoever acts first."""
     out = Outgoing(p.started_text(tr, game, first_seat))
     if game.state is not None:
-        png = await images.table_image(tr, public_view(game.state), p.seat_names(game, tr))
-        out.files.append((images.TABLE_PNG, png))
+        view, names = public_view(game.state), p.seat_names(game, tr)
+        png = await images.table_image(tr, view, names)
+        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names).short)
     if game.status is GameStatus.DRAFT:
         out.ping = [s.user_id for s in game.seats if s.user_id and s.ai_level is None]
     elif 0 <= first_seat < len(game.seats):
@@ -86,14 +88,18 @@ async def draft_panel(tr: Text, game: GameInfo, user_id: int,
                     p.arrangement_left_out(tr, offer, order))
                    for order in p.draft_arrangements(offer)]
         png = await images.draft_image(tr, offer, state.config, seat_view)
+        alt = describe.draft(tr, offer, state.config).short
         return Outgoing(header + "\n" + text, [(images.GOALS_PNG, png)],
-                        views.draft_view(tr, game.id, game.ply, options))
+                        views.draft_view(tr, game.id, game.ply, options),
+                        descriptions={images.GOALS_PNG: alt})
     goals = (offer[chosen[0]], offer[chosen[1]], offer[chosen[2]])
     arrangement = p.arrangement_label(tr, offer, chosen)
     png = await images.draft_image(tr, offer, state.config, seat_view, goals)
+    alt = describe.draft(tr, offer, state.config, goals).short
     return Outgoing(header + "\n" + tr("draft.chosen", arrangement=arrangement),
                     [(images.GOALS_PNG, png)],
-                    views.draft_confirm_view(tr, game.id, game.ply, chosen))
+                    views.draft_confirm_view(tr, game.id, game.ply, chosen),
+                    descriptions={images.GOALS_PNG: alt})
 
 
 def draft_done(tr: Text, game: GameInfo, goals: Sequence[str]) -> Outgoing:
@@ -225,7 +231,10 @@ async def turn_panel(tr: Text, game: GameInfo, user_id: int,
         controls = views.preview_view(tr, game.id, game.ply, step.source, step.cell, market)
     png = await images.turn_image(tr, view, name=names[seat], preview=preview_arg,
                                   legal=legal_cells, selected=selected)
-    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)], controls)
+    alt = describe.turn(tr, view, name=names[seat], preview=preview_arg, legal=legal_cells,
+                        selected=selected).short
+    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)], controls,
+                    descriptions={images.TURN_PNG: alt})
 
 
 def turn_committed(tr: Text, game: GameInfo, user_id: int,
@@ -285,7 +294,8 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
         seat_view = public_view(state).seats[seat]
         png = await images.quilt_image(tr, seat_view, state.config, name=name,
                                        highlight=highlight)
-        out.files.append((images.QUILT_PNG, png))
+        alt = describe.quilt(tr, seat_view, state.config, name, highlight=highlight).short
+        out.attach(images.QUILT_PNG, png, alt)
     if game.status is GameStatus.PLAY:
         out.view = views.hand_view(tr, game.id)
     return out
@@ -298,8 +308,9 @@ async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -
     out = Outgoing(p.clip(p.game_over_text(tr, names, events), 2000))
     if game.state is not None:
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
-        png = await images.scores_image(tr, public_view(game.state), names, scenario)
-        out.files.append((images.SCORES_PNG, png))
+        view = public_view(game.state)
+        png = await images.scores_image(tr, view, names, scenario)
+        out.attach(images.SCORES_PNG, png, describe.scoresheet(tr, view, names, scenario).short)
     return out
 
 
@@ -347,12 +358,14 @@ async def board_message(tr: Text, game: GameInfo, seat: int) -> Outgoing:
                                    highlight=last)
     text = tr("board.title", name=names[seat], game=game.id) + "\n" + p.score_line(
         tr, names[seat], seat_view.score)
-    return Outgoing(text, [(images.QUILT_PNG, png)])
+    alt = describe.quilt(tr, seat_view, game.state.config, names[seat], highlight=last).short
+    return Outgoing(text, [(images.QUILT_PNG, png)], descriptions={images.QUILT_PNG: alt})
 
 
 async def status_message(tr: Text, game: GameInfo) -> Outgoing:
     out = Outgoing(p.status_text(tr, game))
     if game.state is not None and game.status in (GameStatus.PLAY, GameStatus.DRAFT):
-        png = await images.table_image(tr, public_view(game.state), p.seat_names(game, tr))
-        out.files.append((images.TABLE_PNG, png))
+        view, names = public_view(game.state), p.seat_names(game, tr)
+        png = await images.table_image(tr, view, names)
+        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names).short)
     return out

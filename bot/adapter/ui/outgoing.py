@@ -1,4 +1,5 @@
-"""A message ready to send: text, PNG files, components and who it may ping.
+"""A message ready to send: text, PNG files (with their alt text), components and who it may
+ping.
 
 Builders (:mod:`bot.adapter.ui.messages`) produce an :class:`Outgoing`; the interaction helpers, the
 outbox delivery and the offline demo each turn it into their own kind of send. Keeping the files
@@ -13,6 +14,8 @@ from typing import Any
 
 import discord
 
+from bot.describe import ATTACHMENT_DESCRIPTION_LIMIT, clip
+
 
 @dataclass(slots=True)
 class Outgoing:
@@ -23,9 +26,27 @@ class Outgoing:
     # An edit that leaves the message's pictures as they are (no upload, no re-render): the
     # edit then carries no ``attachments`` at all, which Discord reads as "keep them".
     keep_attachments: bool = False
+    # Alt text by file name (Discord's attachment description, read by screen readers). A
+    # mapping beside ``files`` rather than a third tuple element, so code that unpacks
+    # ``(name, data)`` pairs keeps working.
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+    def attach(self, name: str, data: bytes, description: str | None = None) -> None:
+        """Add a file, with its alt text when there is one."""
+        self.files.append((name, data))
+        if description:
+            self.descriptions[name] = description
 
     def discord_files(self) -> list[discord.File]:
-        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+        # The description is clipped again here: Discord rejects the whole message when one
+        # attachment's description is too long, and a picture without words beats no message.
+        return [discord.File(io.BytesIO(data), filename=name,
+                             description=self._description(name))
+                for name, data in self.files]
+
+    def _description(self, name: str) -> str | None:
+        text = self.descriptions.get(name)
+        return clip(text, ATTACHMENT_DESCRIPTION_LIMIT) if text else None
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """Only the listed users are pinged; never roles or @everyone."""
