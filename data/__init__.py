@@ -4,6 +4,7 @@ from data.catalog import (
     BoardDef,
     Catalog,
     CatDef,
+    CatTileDef,
     ColorDef,
     GoalDef,
     PatternDef,
@@ -15,6 +16,7 @@ from data.catalog import (
 __all__ = [
     "BoardDef",
     "CatDef",
+    "CatTileDef",
     "Catalog",
     "ColorDef",
     "GoalDef",

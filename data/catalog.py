@@ -48,7 +48,6 @@ class CatDef(_Frozen):
     need: Literal["size", "shape"]
     min_size: int | None = None
     shape: tuple[tuple[int, int], ...] | None = None
-    back: str
 
     @model_validator(mode="after")
     def _need_matches(self) -> CatDef:
@@ -57,6 +56,14 @@ class CatDef(_Frozen):
         if self.need == "shape" and not self.shape:
             raise ValueError(f"cat {self.id}: a shape cat needs shape")
         return self
+
+
+class CatTileDef(_Frozen):
+    """One double-sided cat scoring tile: a cat on each side. Only one side is ever in play,
+    so a game never holds both of its cats."""
+
+    id: str
+    sides: tuple[str, str]
 
 
 class GoalDef(_Frozen):
@@ -101,6 +108,7 @@ class Catalog(_Frozen):
     goal_spots: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
     boards: dict[str, BoardDef]
     cats: dict[str, CatDef]
+    cat_tiles: tuple[CatTileDef, ...]
     beginner_cats: tuple[str, str, str]
     goals: dict[str, GoalDef]
     beginner_goals: tuple[str, str, str]
@@ -114,6 +122,28 @@ class Catalog(_Frozen):
     def pattern_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.patterns)
 
+    def cat_tile(self, cat_id: str) -> CatTileDef:
+        """The scoring tile ``cat_id`` is printed on (KeyError for an unknown cat)."""
+        for t in self.cat_tiles:
+            if cat_id in t.sides:
+                return t
+        raise KeyError(cat_id)
+
+    def back_of(self, cat_id: str) -> str:
+        """The cat on the other side of ``cat_id``'s scoring tile."""
+        a, b = self.cat_tile(cat_id).sides
+        return b if a == cat_id else a
+
+    def same_tile(self, cats: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+        """Two of ``cats`` printed on one tile (they cannot be in one game), or None."""
+        seen: dict[str, str] = {}
+        for c in cats:
+            tile = self.cat_tile(c).id
+            if tile in seen and seen[tile] != c:
+                return seen[tile], c
+            seen[tile] = c
+        return None
+
     @model_validator(mode="after")
     def _consistent(self) -> Catalog:
         colors, patterns = set(self.color_ids), set(self.pattern_ids)
@@ -125,9 +155,21 @@ class Catalog(_Frozen):
             for patch in board.border.values():
                 if patch.color not in colors or patch.pattern not in patterns:
                     raise ValueError(f"board {board.id}: unknown colour or pattern {patch}")
-        for cat_id in (*self.beginner_cats, *(c.back for c in self.cats.values())):
+        for cat_id in self.beginner_cats:
             if cat_id not in self.cats:
                 raise ValueError(f"unknown cat {cat_id}")
+        sides = [c for t in self.cat_tiles for c in t.sides]
+        if sorted(sides) != sorted(self.cats):
+            raise ValueError("every cat must be on exactly one side of one cat scoring tile")
+        for t in self.cat_tiles:
+            a, b = (self.cats[c] for c in t.sides)
+            # The standard setup draws one tile per dot group, and the rulebook lets a player
+            # who runs out of a cat's tokens use the back's: both sides share dots and points.
+            if a.id == b.id or (a.dots, a.points) != (b.dots, b.points):
+                raise ValueError(f"cat tile {t.id}: two different cats, same dots and points")
+        pair = self.same_tile(list(self.beginner_cats))
+        if pair:
+            raise ValueError(f"beginner cats {pair} share a scoring tile")
         for sc in self.scenarios.values():
             for g in sc.goals:
                 if g not in self.goals:
@@ -135,6 +177,9 @@ class Catalog(_Frozen):
             for c in sc.cats:
                 if c not in self.cats:
                     raise ValueError(f"scenario {sc.number}: unknown cat {c}")
+            pair = self.same_tile(list(sc.cats))
+            if pair:
+                raise ValueError(f"scenario {sc.number}: cats {pair} share a scoring tile")
         return self
 
 
@@ -183,6 +228,7 @@ def parse_catalog(base: Path = DATA_DIR) -> Catalog:
                 for name, b in raw_boards.items()
             },
             "cats": {c["id"]: c for c in raw_cats},
+            "cat_tiles": cats["tiles"],
             "beginner_cats": cats["beginner"],
             "goals": {g["id"]: g for g in raw_goals},
             "beginner_goals": goals["beginner"],

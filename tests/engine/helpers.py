@@ -407,8 +407,10 @@ def game_setups() -> Any:
         setup = draw(st.sampled_from(list(Setup)))
         restriction = draw(st.one_of(st.none(), st.sampled_from(list(Restriction))))
         first = draw(st.one_of(st.none(), st.integers(0, players - 1)))
-        cats = draw(st.one_of(st.none(), st.lists(st.sampled_from(sorted(CATALOG.cats)),
-                                                  min_size=3, max_size=3, unique=True)))
+        # Chosen cats: three different scoring tiles, one side of each, in any order.
+        tiles = draw(st.one_of(st.none(), st.permutations(CATALOG.cat_tiles).map(
+            lambda ts: ts[:3])))
+        cats = None if tiles is None else [t.sides[draw(st.integers(0, 1))] for t in tiles]
         options = GameOptions(players=players, setup=setup, family=family, lower_variance=lower,
                               restriction=restriction, scenario=scenario, first_seat=first,
                               cats=None if cats is None else tuple(cats))
