@@ -11,6 +11,7 @@ from typing import Any
 
 from data import Catalog
 from engine.config import (
+    STORED,
     CatRule,
     GameConfig,
     GameOptions,
@@ -94,7 +95,9 @@ def replay(catalog: Catalog, record: dict[str, Any]) -> GameState:
     """Rebuild a game from its record; EngineError if a move is illegal."""
     if record.get("schema") != SCHEMA_VERSION:
         raise BadRecordError(f"unsupported record schema {record.get('schema')!r}")
-    state = new_game(catalog, GameOptions.model_validate(record["options"]), record["seed"])
+    # A record may predate a check on options (STORED): it still replays as it was played.
+    options = GameOptions.model_validate(record["options"], context=STORED)
+    state = new_game(catalog, options, record["seed"])
     for m in record["moves"]:
         state, _ = apply(state, parse_move(m["seat"], m["move"]))
     return state

@@ -7,12 +7,14 @@ from itertools import permutations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from pydantic import ValidationError
 
 from engine import errors
-from engine.config import GameOptions, Setup
+from engine.config import STORED, GameOptions, Setup
 from engine.moves import ChooseGoals, PlaceTile
 from engine.rng import below, seed_state
 from engine.rules import apply, legal_moves
+from engine.serialize import game_record, replay
 from engine.setup import new_game
 from engine.state import Phase
 from tests.engine.helpers import CATALOG, PATTERNS, game_setups, kinds, rc, tile_census
@@ -204,6 +206,33 @@ def test_no_game_holds_both_sides_of_a_cat_tile(setup):
     cats = [c.id for c in new_game(CATALOG, options, seed).config.cats]
     tiles = {CATALOG.cat_tile(c).id for c in cats}
     assert len(tiles) == 3, cats
+
+
+def test_family_variant_needs_the_standard_setup(catalog):
+    """The family variant starts from the standard setup: with the beginner setup the options
+    are refused (BadOptionsError, code bad_options, inside pydantic's ValidationError)."""
+    with pytest.raises(ValidationError) as exc:
+        GameOptions(players=2, setup=Setup.BEGINNER, family=True)
+    err = errors.engine_error(exc.value)
+    assert isinstance(err, errors.BadOptionsError) and err.code == "bad_options"
+    assert "standard setup" in err.message
+    with pytest.raises(ValueError):
+        GameOptions.model_validate({"setup": "beginner", "family": True})
+    state = new_game(catalog, GameOptions(players=2, setup=Setup.STANDARD, family=True), 1)
+    assert state.phase is Phase.PLAY and all(s.goals is None for s in state.seats)
+
+
+def test_family_beginner_games_stored_earlier_still_replay(catalog):
+    """Options read back with the STORED context skip the rule, so a game created before it
+    (family with the beginner setup) still sets up and replays."""
+    options = GameOptions.model_validate({"players": 2, "setup": "beginner", "family": True},
+                                         context=STORED)
+    state = new_game(catalog, options, 3)
+    assert [c.id for c in state.config.cats] == list(catalog.beginner_cats)
+    assert all(s.goals is None for s in state.seats)
+    state, _ = apply(state, legal_moves(state)[0])
+    record = game_record(options, 3, [legal_moves(new_game(catalog, options, 3))[0]])
+    assert replay(catalog, record) == state
 
 
 def test_standard_goal_draft_offers_four_of_the_six(catalog):
