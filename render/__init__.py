@@ -6,9 +6,9 @@ sprites, so the bot may call them from worker threads. They take views (``SeatVi
 
 Words drawn on images come from ``labels`` (a mapping of the keys in
 :data:`render.theme.DEFAULT_LABELS` to the player's language; English fills any gap); the rest
-is symbols, numbers, cell names and player names. The achievements chart has its own label
-keys (:data:`ACHIEVEMENT_LABELS`), translated in the bot's ``achievements.image.*`` catalogue
-entries.
+is symbols, numbers, cell names and player names. The achievements chart and the replay GIF
+have their own label keys (:data:`ACHIEVEMENT_LABELS`, :data:`REPLAY_LABELS`), translated in
+the bot's ``achievements.image.*`` and ``achievements.replay.*`` catalogue entries.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from render.draft import draw_draft
 from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
+from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
@@ -38,23 +39,27 @@ __all__ = [
     "ACHIEVEMENT_LABELS",
     "DEFAULT_LABELS",
     "DEFAULT_RADIUS",
+    "REPLAY_LABELS",
     "RULES_TOPICS",
     "Preview",
     "QuiltLayout",
     "achievements_layout",
     "cell_center",
     "draw_turn",
+    "frame_count",
     "goal_states",
     "quilt_layout",
     "render_achievements",
     "render_draft",
     "render_hand_market",
     "render_quilt",
+    "render_replay",
     "render_rules",
     "render_scoresheet",
     "render_strip",
     "render_table",
     "render_turn",
+    "replay_layout",
     "strip_offset",
 ]
 
