@@ -32,7 +32,7 @@ HEAD_H = 66
 TRACK_H = 194
 GROUP_HEAD = 44
 SCEN_R = 25
-CHIP_H = 78
+CHIP_H = 82
 CHIP_GAP = 10
 MARK_R = 9
 NORMAL_PER_ROW = 6
@@ -48,6 +48,7 @@ SHAPE_OPEN: RGB = theme.SEAM
 ACHIEVEMENT_LABELS: Mapping[str, str] = {
     "title": "Achievements",
     "points": "points",
+    "score_points": "points",
     "no_title": "No title yet",
     "next": "Next: {title} at {target} points ({to_go} to go)",
     "complete": "Every achievement earned!",
@@ -388,21 +389,37 @@ def _chip(img: Image.Image, lay: AchievementsLayout, a: AchievementDef, earned: 
             and cond.max_goals_met is None and cond.min_each_cat is None):
         text(img, (cx, y0 + 32), a.printed or f"{cond.min_score}+", 30, weight=theme.BLACK,
              fill=ink, anchor="mm", max_w=x1 - x0 - 2 * MARK_R - 16)
-        text(img, (cx, y1 - 15), achievement_label(labels, "points"), 15, fill=ink,
+        text(img, (cx, y1 - 15), achievement_label(labels, "score_points"), 15, fill=ink,
              anchor="mm", max_w=x1 - x0 - 12)
         return
-    if a.mode == "normal":
-        paste_at(img, row_icon(a.id, 15), (cx, y0 + 30))
     caption = achievement_label(labels, f"short.{a.id}")
-    f = theme.font(15, theme.BOLD)
-    lines = wrap(caption, f, x1 - x0 - 14)[:2]
-    if a.mode == "restriction":
-        top = y0 + (CHIP_H - 18 * len(lines)) / 2 + 9
+    if a.mode == "normal":
+        # The icon in the upper half, the caption (one or two lines) under it.
+        size, lines = fit_lines(caption, x1 - x0 - 14, 15, 2)
+        # (The wide "cats x2" icon moves left, clear of the mark in the corner.)
+        dx = -7 if a.id.endswith("two-of-each-cat") else 0
+        paste_at(img, row_icon(a.id, 14), (cx + dx, y0 + (24 if len(lines) > 1 else 28)))
+        step = size + 2
+        top = y1 - 13 - step * (len(lines) - 1)
     else:
-        top = y1 - 15 - 17 * (len(lines) - 1) / 2 - (8 if len(lines) > 1 else 0)
-        top = max(top, y0 + 52)
+        # A restriction's chip is its caption, up to three lines, centred.
+        size, lines = fit_lines(caption, x1 - x0 - 2 * MARK_R - 14, 15, 3)
+        step = size + 2
+        top = (y0 + y1) / 2 + 2 - step * (len(lines) - 1) / 2
     for n, line in enumerate(lines):
-        text(img, (cx, top + n * 17), line, 15, fill=ink, anchor="mm", max_w=x1 - x0 - 12)
+        text(img, (cx, top + n * step), line, size, fill=ink, anchor="mm",
+             max_w=x1 - x0 - 10)
+
+
+def fit_lines(s: str, max_w: float, size: int, max_lines: int) -> tuple[int, list[str]]:
+    """The largest font size (down to 11) at which ``s`` wraps into ``max_lines`` lines of at
+    most ``max_w`` px, and those lines (the last ones dropped if even 11 px needs more)."""
+    for sz in range(size, 10, -1):
+        f = theme.font(sz, theme.BOLD)
+        lines = wrap(s, f, max_w)
+        if len(lines) <= max_lines and all(f.getlength(line) <= max_w for line in lines):
+            return sz, lines
+    return 11, wrap(s, theme.font(11, theme.BOLD), max_w)[:max_lines]
 
 
 @lru_cache(maxsize=8)
