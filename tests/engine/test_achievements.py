@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.achievements import (
     FinishedGame,
@@ -27,7 +29,7 @@ from engine.scoring import breakdown, rank
 from engine.setup import new_game
 from engine.state import GameState, Phase
 from engine.views import private_view
-from tests.engine.helpers import CATALOG
+from tests.engine.helpers import CATALOG, game_setups, play_random
 
 CHART = CATALOG.achievements
 NORMAL_IDS = ["normal-60", "normal-65", "normal-70", "normal-75", "normal-80", "normal-85",
@@ -299,6 +301,31 @@ def test_real_restriction_and_scenario_games():
         assert g == FinishedGame.from_state(state)
         (result,) = [e for e in events if e.kind == "scenario_result"]
         assert evaluate(CHART, g, 0).earned == (("scenario-1",) if result.passed else ())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(), st.sets(st.sampled_from([a.id for a in CHART.enabled])))
+def test_evaluation_invariants(setup, already):
+    """Any game, any achievements already held: at most one new achievement per seat, never
+    one already held, of the game's mode; losers and non-passers get nothing; both ways of
+    describing the finished game agree."""
+    options, seed, move_seed = setup
+    state, _, events = play_random(options, seed, move_seed)
+    g = FinishedGame.from_state(state)
+    assert g == FinishedGame.from_events(state.config, events[-1])
+    mode = game_mode(state.config)
+    for seat in range(options.players):
+        ev = evaluate(CHART, g, seat, already=already)
+        assert len(ev.earned) <= 1 and not set(ev.earned) & already
+        assert ev.mode is mode
+        for i in ev.earned:
+            assert CHART.get(i).mode == mode
+        if ev.earned and mode in (Mode.NORMAL, Mode.RESTRICTION):
+            assert seat in g.winners and options.players > 1
+        if ev.earned and mode is Mode.SCENARIO:
+            assert g.scenario_passed[seat]
+        assert (ev.reason is Reason.EARNED) == bool(ev.earned)
+        assert ev.earned == ev.choices[:1] or mode is not Mode.NORMAL
 
 
 def test_unfinished_game_is_refused():
