@@ -1,7 +1,9 @@
-"""Rendering speed and PNG sizes: quilt, turn, table, score sheet and draft, from seeded games.
+"""Rendering speed and sizes: quilt, turn, table, score sheet, draft and achievements PNGs,
+and the replay GIF of a 4-player game, from seeded games.
 
 Run: .venv/bin/python benchmarks/bench_render.py [--repeat N]
-Budgets (design): quilt <= 15 ms median, table <= 60 ms, every PNG <= 300 KB.
+Budgets (design): quilt <= 15 ms median, table <= 60 ms, every PNG <= 300 KB; the replay GIF
+of a 4-player game <= 1.5 s and <= 8 MB (Discord's attachment limit).
 """
 
 from __future__ import annotations
@@ -17,19 +19,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from data import load_catalog
 from engine.config import GameOptions
+from engine.serialize import replay_views
 from engine.views import private_view, public_view
 from render import (
+    frame_count,
+    render_achievements,
     render_draft,
     render_quilt,
+    render_replay,
     render_scoresheet,
     render_table,
     render_turn,
 )
-from render.samples import best_preview, play_until
+from render.samples import best_preview, play_record, play_until
 
 BUDGET_MS = {"quilt": 15.0, "table": 60.0}
 BUDGET_BYTES = 300 * 1024
+REPLAY_BUDGET_MS = 1500.0
+REPLAY_BUDGET_BYTES = 8 * 1024 * 1024
 
 
 def machine() -> str:
@@ -69,8 +78,12 @@ def measure(fn: Callable[[], bytes], repeat: int) -> tuple[float, float, float, 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--replay-repeat", type=int, default=10)
     args = parser.parse_args()
     print(machine())
+    catalog = load_catalog()
+    chart = catalog.achievements
+    some = {a.id for a in chart.enabled[::2]}
 
     two = GameOptions(players=2)
     mid = play_until(two, 11, 2 + 25)
@@ -94,8 +107,9 @@ def main() -> None:
         ("scoresheet", lambda: render_scoresheet(public_view(four_end), names)),
         ("draft", lambda: render_draft(private_view(start, 0).goal_offer, start.config,
                                        seat=public_view(start).seats[0])),
+        ("achievements", lambda: render_achievements(chart, some, name="Marguerite")),
     ]
-    print(f"{'image':<15}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}{'PNG KB':>8}  budget (median)")
+    print(f"{'image':<15}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}{'KB':>8}  budget (median)")
     for name, fn in cases:
         med, cpu, worst, size = measure(fn, args.repeat)
         budget = BUDGET_MS.get(name)
@@ -105,6 +119,17 @@ def main() -> None:
         verdict.append("ok" if size <= BUDGET_BYTES else "OVER 300 KB")
         print(f"{name:<15}{med:>10.2f}{cpu:>8.2f}{worst:>8.2f}{size / 1024:>8.1f}  "
               f"{', '.join(verdict)}")
+
+    # The replay GIF of a whole 4-player game between computer players, from its record:
+    # the views (engine) and the GIF (render) timed together, as the bot would call them.
+    record = play_record(GameOptions(players=4), 5, ("normal",) * 4)
+    med, cpu, worst, size = measure(
+        lambda: render_replay(replay_views(catalog, record), names), args.replay_repeat)
+    frames = frame_count(4)
+    ok = med <= REPLAY_BUDGET_MS and size <= REPLAY_BUDGET_BYTES
+    print(f"{'replay GIF 4p':<15}{med:>10.2f}{cpu:>8.2f}{worst:>8.2f}{size / 1024:>8.1f}  "
+          f"{frames} frames; {'ok' if ok else 'OVER'} ({REPLAY_BUDGET_MS:.0f} ms, "
+          f"{REPLAY_BUDGET_BYTES // (1024 * 1024)} MB)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Pydantic models for the JSON files in this folder, and the one function that reads them.
 
-The engine never reads files: callers load a :class:`Catalog` here and hand it over.
+The engine never reads files: callers load a :class:`Catalog` here and hand it over. The
+catalogue also carries the rulebook's achievements chart (:class:`AchievementChart`, from
+``achievements.json``), which :mod:`engine.achievements` evaluates.
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ class CatDef(_Frozen):
     need: Literal["size", "shape"]
     min_size: int | None = None
     shape: tuple[tuple[int, int], ...] | None = None
-    back: str
 
     @model_validator(mode="after")
     def _need_matches(self) -> CatDef:
@@ -57,6 +58,14 @@ class CatDef(_Frozen):
         if self.need == "shape" and not self.shape:
             raise ValueError(f"cat {self.id}: a shape cat needs shape")
         return self
+
+
+class CatTileDef(_Frozen):
+    """One double-sided cat scoring tile: a cat on each side. Only one side is ever in play,
+    so a game never holds both of its cats."""
+
+    id: str
+    sides: tuple[str, str]
 
 
 class GoalDef(_Frozen):
@@ -91,6 +100,117 @@ class ScenarioDef(_Frozen):
     min_score: int
 
 
+# --------------------------------------------------------------------------- achievements
+
+AchievementMode = Literal["scenario", "normal", "restriction"]
+TrackShape = Literal["hex", "button", "diamond", "heart", "spool", "star"]
+RulebookLang = Literal["en", "fr", "pl"]
+
+
+class TrackLevel(_Frozen):
+    """A stretch of the progress track under one title: ``shapes`` shapes of one kind."""
+
+    id: str
+    shapes: int = Field(ge=1)
+    shape: TrackShape
+
+
+class NormalCondition(_Frozen):
+    """What the winner's quilt must show for a normal-game row (every field set must hold)."""
+
+    min_score: int | None = None  # total points at least
+    rainbow: bool = False  # the rainbow button sewn
+    max_buttons: int | None = None  # button tokens, the rainbow included, at most
+    max_cats: int | None = None  # cat tokens at most
+    max_goals_met: int | None = None  # goal tiles met by colours or by patterns, at most
+    min_each_cat: int | None = None  # tokens of every one of the three cats, at least
+
+    @model_validator(mode="after")
+    def _something(self) -> NormalCondition:
+        if not self.rainbow and all(v is None for v in (
+                self.min_score, self.max_buttons, self.max_cats, self.max_goals_met,
+                self.min_each_cat)):
+            raise ValueError("a normal-game condition needs at least one requirement")
+        return self
+
+
+class AchievementDef(_Frozen):
+    """One row (circle) of the achievements chart: one achievement point."""
+
+    id: str
+    mode: AchievementMode
+    scenario: int | None = None  # mode scenario: its number
+    restriction: str | None = None  # mode restriction: the engine's Restriction value
+    condition: NormalCondition | None = None  # mode normal
+    printed: str | None = None  # what the chart prints for the row, where the text kept it
+    sources: tuple[RulebookLang, ...]  # rulebooks whose text names the row
+    enabled: bool = True  # False: the texts do not say what the row asks; never awarded
+
+    @model_validator(mode="after")
+    def _fields_fit_mode(self) -> AchievementDef:
+        need = {"scenario": self.scenario is not None,
+                "restriction": self.restriction is not None,
+                "normal": self.condition is not None}
+        for mode, present in need.items():
+            if present and mode != self.mode:
+                raise ValueError(f"achievement {self.id}: {mode} field on a {self.mode} row")
+        if self.enabled and not need[self.mode]:
+            raise ValueError(f"achievement {self.id}: a {self.mode} row needs its "
+                             f"{ {'normal': 'condition'}.get(self.mode, self.mode)}")
+        if not self.sources:
+            raise ValueError(f"achievement {self.id}: name the rulebooks it comes from")
+        return self
+
+
+class AchievementChart(_Frozen):
+    """The chart: the progress track, every row, and the normal rows' rarity order."""
+
+    track: tuple[TrackLevel, ...]
+    achievements: tuple[AchievementDef, ...]
+    normal_rarity: tuple[str, ...]  # enabled normal rows, rarest first
+
+    @property
+    def enabled(self) -> tuple[AchievementDef, ...]:
+        """The rows that can be earned, in chart order."""
+        return tuple(a for a in self.achievements if a.enabled)
+
+    @property
+    def track_length(self) -> int:
+        """How many shapes the progress track has (achievement points to fill it)."""
+        return sum(level.shapes for level in self.track)
+
+    def get(self, achievement_id: str) -> AchievementDef:
+        """The row ``achievement_id`` (KeyError if the chart has none)."""
+        for a in self.achievements:
+            if a.id == achievement_id:
+                return a
+        raise KeyError(achievement_id)
+
+    def of_mode(self, mode: AchievementMode) -> tuple[AchievementDef, ...]:
+        """The enabled rows of ``mode``, in chart order."""
+        return tuple(a for a in self.achievements if a.enabled and a.mode == mode)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AchievementChart:
+        ids = [a.id for a in self.achievements]
+        if len(set(ids)) != len(ids):
+            raise ValueError("achievement ids must be unique")
+        for key in ("scenario", "restriction"):
+            values = [getattr(a, key) for a in self.achievements if a.enabled and a.mode == key]
+            if len(set(values)) != len(values):
+                raise ValueError(f"two {key} achievements for the same {key}")
+        normal = {a.id for a in self.of_mode("normal")}
+        if len(set(self.normal_rarity)) != len(self.normal_rarity) or (
+                set(self.normal_rarity) != normal):
+            raise ValueError("normal_rarity must list every enabled normal row once")
+        if len({lv.id for lv in self.track}) != len(self.track) or not self.track:
+            raise ValueError("the track needs levels with distinct ids")
+        if self.track_length != len(self.enabled):
+            raise ValueError(f"the track has {self.track_length} shapes for "
+                             f"{len(self.enabled)} achievements: earning all must fill it")
+        return self
+
+
 class Catalog(_Frozen):
     """Every fact about the physical game that the rules need."""
 
@@ -101,10 +221,12 @@ class Catalog(_Frozen):
     goal_spots: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
     boards: dict[str, BoardDef]
     cats: dict[str, CatDef]
+    cat_tiles: tuple[CatTileDef, ...]
     beginner_cats: tuple[str, str, str]
     goals: dict[str, GoalDef]
     beginner_goals: tuple[str, str, str]
     scenarios: dict[int, ScenarioDef]
+    achievements: AchievementChart
 
     @property
     def color_ids(self) -> tuple[str, ...]:
@@ -113,6 +235,28 @@ class Catalog(_Frozen):
     @property
     def pattern_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.patterns)
+
+    def cat_tile(self, cat_id: str) -> CatTileDef:
+        """The scoring tile ``cat_id`` is printed on (KeyError for an unknown cat)."""
+        for t in self.cat_tiles:
+            if cat_id in t.sides:
+                return t
+        raise KeyError(cat_id)
+
+    def back_of(self, cat_id: str) -> str:
+        """The cat on the other side of ``cat_id``'s scoring tile."""
+        a, b = self.cat_tile(cat_id).sides
+        return b if a == cat_id else a
+
+    def same_tile(self, cats: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+        """Two of ``cats`` printed on one tile (they cannot be in one game), or None."""
+        seen: dict[str, str] = {}
+        for c in cats:
+            tile = self.cat_tile(c).id
+            if tile in seen and seen[tile] != c:
+                return seen[tile], c
+            seen[tile] = c
+        return None
 
     @model_validator(mode="after")
     def _consistent(self) -> Catalog:
@@ -125,9 +269,21 @@ class Catalog(_Frozen):
             for patch in board.border.values():
                 if patch.color not in colors or patch.pattern not in patterns:
                     raise ValueError(f"board {board.id}: unknown colour or pattern {patch}")
-        for cat_id in (*self.beginner_cats, *(c.back for c in self.cats.values())):
+        for cat_id in self.beginner_cats:
             if cat_id not in self.cats:
                 raise ValueError(f"unknown cat {cat_id}")
+        sides = [c for t in self.cat_tiles for c in t.sides]
+        if sorted(sides) != sorted(self.cats):
+            raise ValueError("every cat must be on exactly one side of one cat scoring tile")
+        for t in self.cat_tiles:
+            a, b = (self.cats[c] for c in t.sides)
+            # The standard setup draws one tile per dot group, and the rulebook lets a player
+            # who runs out of a cat's tokens use the back's: both sides share dots and points.
+            if a.id == b.id or (a.dots, a.points) != (b.dots, b.points):
+                raise ValueError(f"cat tile {t.id}: two different cats, same dots and points")
+        pair = self.same_tile(list(self.beginner_cats))
+        if pair:
+            raise ValueError(f"beginner cats {pair} share a scoring tile")
         for sc in self.scenarios.values():
             for g in sc.goals:
                 if g not in self.goals:
@@ -135,6 +291,12 @@ class Catalog(_Frozen):
             for c in sc.cats:
                 if c not in self.cats:
                     raise ValueError(f"scenario {sc.number}: unknown cat {c}")
+            pair = self.same_tile(list(sc.cats))
+            if pair:
+                raise ValueError(f"scenario {sc.number}: cats {pair} share a scoring tile")
+        charted = {a.scenario for a in self.achievements.of_mode("scenario")}
+        if charted != set(self.scenarios):
+            raise ValueError("the achievements chart needs one row per scenario")
         return self
 
 
@@ -156,6 +318,7 @@ def parse_catalog(base: Path = DATA_DIR) -> Catalog:
     cats = _read("cats.json", base)
     goals = _read("goals.json", base)
     scenarios = _read("scenarios.json", base)
+    achievements = _read("achievements.json", base)
     raw_boards = boards["boards"]
     assert isinstance(raw_boards, dict)
     raw_cats = cats["cats"]
@@ -183,10 +346,12 @@ def parse_catalog(base: Path = DATA_DIR) -> Catalog:
                 for name, b in raw_boards.items()
             },
             "cats": {c["id"]: c for c in raw_cats},
+            "cat_tiles": cats["tiles"],
             "beginner_cats": cats["beginner"],
             "goals": {g["id"]: g for g in raw_goals},
             "beginner_goals": goals["beginner"],
             "scenarios": {s["number"]: s for s in raw_scen},
+            "achievements": {k: v for k, v in achievements.items() if not k.startswith("_")},
         }
     )
 

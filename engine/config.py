@@ -7,10 +7,15 @@ the catalogue and a seed into a :class:`GameConfig` that carries every fact the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
+from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from engine.errors import BadOptionsError
 
 
 class Setup(StrEnum):
@@ -28,8 +33,27 @@ class Restriction(StrEnum):
     SAME_PATTERN = "same-pattern"  # touch a tile or border patch of the same pattern
 
 
+#: Validation context for options read back from storage or a game record:
+#: ``GameOptions.model_validate(data, context=STORED)``. A rule about options added after a game
+#: was created (family needs the standard setup) must not make that game unreadable; new games
+#: are validated without it.
+STORED: Final[Mapping[str, bool]] = MappingProxyType({"stored": True})
+
+
+def is_stored(info: ValidationInfo) -> bool:
+    """Whether a model is being validated with the :data:`STORED` context."""
+    ctx = info.context
+    return isinstance(ctx, Mapping) and bool(ctx.get("stored"))
+
+
 class GameOptions(BaseModel):
-    """What the players asked for. ``None`` means "deal it at random"."""
+    """What the players asked for. ``None`` means "deal it at random".
+
+    Inconsistent choices are refused here with :class:`~engine.errors.BadOptionsError` (code
+    ``bad_options``), which pydantic hands on inside its ``ValidationError`` (itself a
+    ``ValueError``); :func:`engine.errors.engine_error` digs it out. The checks that need the
+    catalogue (boards, cats, scenario numbers) are made by :func:`engine.setup.new_game`.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -42,6 +66,15 @@ class GameOptions(BaseModel):
     cats: tuple[str, str, str] | None = None
     boards: tuple[str, ...] | None = None
     first_seat: int | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo) -> GameOptions:
+        # The rulebook's family variant starts from the standard setup (cats drawn, goals
+        # dealt, then turned face down); the beginner setup is a different starting point.
+        if self.family and self.setup is Setup.BEGINNER and not is_stored(info):
+            raise BadOptionsError("the family variant is played with the standard setup, "
+                                  "not the beginner setup")
+        return self
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,21 @@ class BadRecordError(EngineError):
     code = "bad_record"
 
 
+def engine_error(exc: BaseException) -> EngineError | None:
+    """The :class:`EngineError` behind ``exc``: ``exc`` itself, or the one a pydantic
+    ``ValidationError`` wraps (``GameOptions`` raises ``BadOptionsError`` from its validator,
+    and pydantic reports it as a ``ValueError`` with the original in each error's context)."""
+    if isinstance(exc, EngineError):
+        return exc
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        for err in errors():
+            inner = (err.get("ctx") or {}).get("error") if isinstance(err, dict) else None
+            if isinstance(inner, EngineError):
+                return inner
+    return None
+
+
 ALL_ERRORS: tuple[type[EngineError], ...] = (
     NotYourTurnError,
     WrongPhaseError,

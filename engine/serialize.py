@@ -11,6 +11,7 @@ from typing import Any
 
 from data import Catalog
 from engine.config import (
+    STORED,
     CatRule,
     GameConfig,
     GameOptions,
@@ -20,10 +21,11 @@ from engine.config import (
     Setup,
 )
 from engine.errors import BadRecordError
-from engine.moves import Move, parse_move
+from engine.moves import Move, PlaceTile, parse_move
 from engine.rules import apply
 from engine.setup import new_game
 from engine.state import SCHEMA_VERSION, GameState, Phase, SeatState
+from engine.views import PublicView, public_view
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
@@ -94,7 +96,29 @@ def replay(catalog: Catalog, record: dict[str, Any]) -> GameState:
     """Rebuild a game from its record; EngineError if a move is illegal."""
     if record.get("schema") != SCHEMA_VERSION:
         raise BadRecordError(f"unsupported record schema {record.get('schema')!r}")
-    state = new_game(catalog, GameOptions.model_validate(record["options"]), record["seed"])
+    # A record may predate a check on options (STORED): it still replays as it was played.
+    options = GameOptions.model_validate(record["options"], context=STORED)
+    state = new_game(catalog, options, record["seed"])
     for m in record["moves"]:
         state, _ = apply(state, parse_move(m["seat"], m["move"]))
     return state
+
+
+def replay_views(catalog: Catalog, record: dict[str, Any]) -> list[PublicView]:
+    """What everyone saw of a game, from its record: the public view when play starts (after
+    setup and the goal draft: goals placed, quilts empty), then after every placement. A
+    finished game gives ``1 + 22 * players`` views, the last one over. Nothing secret (bag,
+    hands, seed) is in a view, so this is what a replay picture may be drawn from."""
+    if record.get("schema") != SCHEMA_VERSION:
+        raise BadRecordError(f"unsupported record schema {record.get('schema')!r}")
+    options = GameOptions.model_validate(record["options"], context=STORED)
+    state = new_game(catalog, options, record["seed"])
+    views: list[PublicView] = []
+    if state.phase is Phase.PLAY:
+        views.append(public_view(state))
+    for m in record["moves"]:
+        move = parse_move(m["seat"], m["move"])
+        state, _ = apply(state, move)
+        if isinstance(move, PlaceTile) or (not views and state.phase is Phase.PLAY):
+            views.append(public_view(state))
+    return views

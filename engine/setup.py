@@ -23,19 +23,31 @@ from engine.tiles import EMPTY, GOAL, KINDS, tile
 
 
 def _pick_cats(catalog: Catalog, options: GameOptions, rng: int) -> tuple[int, list[str]]:
+    """The three cats in play. Scenarios and the beginner setup name them; players may choose
+    them; otherwise one cat scoring tile is drawn from each dot group and one of its two sides
+    (the rulebook's standard setup), so a game never holds both sides of one tile."""
     if options.scenario is not None:
         return rng, list(catalog.scenarios[options.scenario].cats)
     if options.cats is not None:
         if len(set(options.cats)) != 3 or any(c not in catalog.cats for c in options.cats):
             raise BadOptionsError("choose three different cats from the catalogue")
+        pair = catalog.same_tile(list(options.cats))
+        if pair is not None:
+            raise BadOptionsError(f"{pair[0]} and {pair[1]} are the two sides of one cat "
+                                  "scoring tile: choose at most one of them")
         return rng, list(options.cats)
     if options.setup is Setup.BEGINNER:
         return rng, list(catalog.beginner_cats)
     chosen = []
     for dots in (1, 2, 3):
-        group = sorted((c for c in catalog.cats.values() if c.dots == dots), key=lambda c: c.id)
-        rng, i = below(rng, len(group))
-        chosen.append(group[i].id)
+        # Each tile's sides in name order, the tiles in the order of their sides: one draw
+        # over the 2n (tile, side) pairs is a uniform tile and an independent uniform side,
+        # and it reads the generator exactly as the draw of one of the group's cats by name
+        # did before tiles were data, so games stored before this change replay unchanged.
+        tiles = sorted(tuple(sorted(t.sides)) for t in catalog.cat_tiles
+                       if catalog.cats[t.sides[0]].dots == dots)
+        rng, i = below(rng, 2 * len(tiles))
+        chosen.append(tiles[i // 2][i % 2])
     return rng, chosen
 
 

@@ -6,7 +6,9 @@ sprites, so the bot may call them from worker threads. They take views (``SeatVi
 
 Words drawn on images come from ``labels`` (a mapping of the keys in
 :data:`render.theme.DEFAULT_LABELS` to the player's language; English fills any gap); the rest
-is symbols, numbers, cell names and player names.
+is symbols, numbers, cell names and player names. The achievements chart and the replay GIF
+have their own label keys (:data:`ACHIEVEMENT_LABELS`, :data:`REPLAY_LABELS`), translated in
+the bot's ``achievements.image.*`` and ``achievements.replay.*`` catalogue entries.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from collections.abc import Collection, Mapping, Sequence
 
 from PIL import Image
 
+from data.catalog import AchievementChart
 from engine.config import GameConfig
 from engine.events import ScenarioResult
 from engine.state import TURNS_PER_PLAYER
 from engine.views import PrivateView, PublicView, SeatView
 from render import theme
+from render.achievements import ACHIEVEMENT_LABELS, achievements_layout, draw_achievements
 from render.draft import draw_draft
 from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
+from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
@@ -31,23 +36,30 @@ from render.table import draw_table
 from render.theme import DEFAULT_LABELS
 
 __all__ = [
+    "ACHIEVEMENT_LABELS",
     "DEFAULT_LABELS",
     "DEFAULT_RADIUS",
+    "REPLAY_LABELS",
     "RULES_TOPICS",
     "Preview",
     "QuiltLayout",
+    "achievements_layout",
     "cell_center",
     "draw_turn",
+    "frame_count",
     "goal_states",
     "quilt_layout",
+    "render_achievements",
     "render_draft",
     "render_hand_market",
     "render_quilt",
+    "render_replay",
     "render_rules",
     "render_scoresheet",
     "render_strip",
     "render_table",
     "render_turn",
+    "replay_layout",
     "strip_offset",
 ]
 
@@ -196,3 +208,18 @@ def render_rules(topic: str, *, labels: Mapping[str, str] | None = None) -> byte
     if topic not in RULES_PICTURES:
         raise ValueError(f"no rules picture for {topic!r}; one of {', '.join(RULES_TOPICS)}")
     return to_png(RULES_PICTURES[topic](labels))
+
+
+def render_achievements(
+    chart: AchievementChart,
+    earned: Collection[str],
+    *,
+    name: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> bytes:
+    """A player's achievements chart as a PNG: the progress track (title reached, points,
+    the next title and how many points it needs) and every achievement grouped as scenarios,
+    normal game and rule restrictions, the ids in ``earned`` filled and ticked. ``chart`` is
+    ``catalog.achievements``; ``name`` goes top right; ``labels``: keys of
+    :data:`ACHIEVEMENT_LABELS`. Where each row sits: :func:`achievements_layout`."""
+    return to_png(draw_achievements(chart, earned, name=name, labels=labels))

@@ -2,7 +2,8 @@
 
     python -m render quilt FILE OUT.png   # FILE: a quilt record (JSON; "-" for stdin)
     python -m render gallery DIR          # sample quilts, turns, tables, score sheets, drafts,
-                                          # and the /calico rules pictures
+                                          # the /calico rules pictures, an achievements
+                                          # chart and a replay GIF
 """
 
 from __future__ import annotations
@@ -20,18 +21,21 @@ from engine.errors import BadRecordError
 from engine.play import play_game
 from engine.quilt_record import replay_quilt
 from engine.scoring import breakdown
+from engine.serialize import replay_views
 from engine.state import SeatState
 from engine.views import SeatView, private_view, public_view
 from render import (
     RULES_TOPICS,
+    render_achievements,
     render_draft,
     render_quilt,
+    render_replay,
     render_rules,
     render_scoresheet,
     render_table,
     render_turn,
 )
-from render.samples import best_preview, play_until
+from render.samples import best_preview, play_record, play_until
 
 NAMES = ("Marguerite", "Zbigniew Łukaszewicz", "Amélie", "Tomasz")
 POLISH = {
@@ -124,6 +128,15 @@ def gallery(out: Path) -> list[Path]:
     # The /calico rules pictures.
     for topic in RULES_TOPICS:
         save(f"rules_{topic}.png", render_rules(topic))
+
+    # Achievements: a chart part-way up the track; the replay of a 4-player game.
+    chart = load_catalog().achievements
+    some = {"scenario-1", "scenario-2", "scenario-3", "scenario-5", "normal-60", "normal-65",
+            "normal-rainbow", "normal-no-cats", "restriction-no-hand", "restriction-adjacent",
+            "scenario-4", "normal-70"}
+    save("achievements.png", render_achievements(chart, some, name=NAMES[0]))
+    record = play_record(opts4, 5)
+    save("replay_4p.gif", render_replay(replay_views(load_catalog(), record), names(4)))
     return written
 
 

@@ -11,6 +11,7 @@ from engine.ai import Player, make_player
 from engine.config import GameOptions
 from engine.moves import Move
 from engine.rules import apply, legal_moves, placements, preview
+from engine.serialize import game_record
 from engine.setup import new_game
 from engine.state import GameState, Phase
 from engine.views import PrivateView, private_view
@@ -52,6 +53,27 @@ def play_until(options: GameOptions, seed: int, moves: int | None,
         state, _ = apply(state, move)
         done += 1
     return state
+
+
+def play_record(options: GameOptions, seed: int, levels: Sequence[str] | None = None,
+                *, own_chooser: bool = False) -> dict[str, Any]:
+    """The game record (options, seed, every move) of the whole game :func:`play_until`
+    plays with the same arguments: what a replay is drawn from."""
+    n = options.players
+    lv = tuple(levels or ("random",) * n)
+    players: list[_UniformChooser | Player] = [
+        _UniformChooser(seed * 31 + i) if own_chooser else make_player(level, seed * 31 + i)
+        for i, level in enumerate(lv)
+    ]
+    state = new_game(load_catalog(), options, seed)
+    moves: list[Move] = []
+    while state.phase is not Phase.OVER:
+        seat = state.deciding_seat
+        assert seat is not None
+        move = players[seat].choose(private_view(state, seat), legal_moves(state, seat))
+        state, _ = apply(state, move)
+        moves.append(move)
+    return game_record(options, seed, moves)
 
 
 def best_preview(state: GameState) -> tuple[Preview | None, set[int], int]:

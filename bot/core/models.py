@@ -10,9 +10,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from engine.config import GameOptions, Restriction, Setup
+from engine.config import GameOptions, Restriction, Setup, is_stored
 from engine.events import Event
 from engine.state import GameState
 
@@ -95,7 +95,7 @@ class LobbyOptions(BaseModel):
     ai_level: str = "normal"
 
     @model_validator(mode="after")
-    def _consistent(self) -> LobbyOptions:
+    def _consistent(self, info: ValidationInfo) -> LobbyOptions:
         # Checked here so that a bad lobby is refused at creation, not when the host presses
         # start; the engine re-checks everything when the game is set up.
         if self.scenario is not None and self.players != 1:
@@ -104,6 +104,9 @@ class LobbyOptions(BaseModel):
             raise ValueError("scenarios need design goals, so not the family variant")
         if self.lower_variance and self.players > 2:
             raise ValueError("the lower-variance variant is for one or two players")
+        # Lobbies stored before this rule existed still load (engine.config.STORED).
+        if self.family and self.setup is Setup.BEGINNER and not is_stored(info):
+            raise ValueError("the family variant is played with the standard setup")
         if self.ai_level not in AI_LEVELS and self.ai_level != "random":
             raise ValueError(f"ai_level is one of {', '.join(AI_LEVELS)}")
         return self

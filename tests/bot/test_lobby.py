@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
+from engine.config import STORED, Setup
 from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
 
 
@@ -130,7 +131,12 @@ def test_lobby_options_are_checked() -> None:
         LobbyOptions(players=3, lower_variance=True)
     with pytest.raises(ValidationError):
         LobbyOptions(ai_level="godlike")
+    with pytest.raises(ValidationError):
+        LobbyOptions(setup=Setup.BEGINNER, family=True)
     assert LobbyOptions().turn_hours == 24
+    # A lobby stored before the family-needs-standard rule still loads.
+    old = LobbyOptions.model_validate({"setup": "beginner", "family": True}, context=STORED)
+    assert old.family and old.setup is Setup.BEGINNER
 
 
 async def test_a_user_plays_many_games_across_servers(manager: Manager) -> None:

@@ -402,13 +402,16 @@ def game_setups() -> Any:
     def build_setup(draw: Any) -> tuple[GameOptions, int, int]:
         players = draw(st.integers(1, 4))
         scenario = draw(st.one_of(st.none(), st.none(), st.integers(1, 10)))
-        family = scenario is None and draw(st.integers(0, 3)) == 0
-        lower = players <= 2 and draw(st.booleans())
         setup = draw(st.sampled_from(list(Setup)))
+        # The family variant is played with the standard setup only.
+        family = scenario is None and setup is Setup.STANDARD and draw(st.integers(0, 3)) == 0
+        lower = players <= 2 and draw(st.booleans())
         restriction = draw(st.one_of(st.none(), st.sampled_from(list(Restriction))))
         first = draw(st.one_of(st.none(), st.integers(0, players - 1)))
-        cats = draw(st.one_of(st.none(), st.lists(st.sampled_from(sorted(CATALOG.cats)),
-                                                  min_size=3, max_size=3, unique=True)))
+        # Chosen cats: three different scoring tiles, one side of each, in any order.
+        tiles = draw(st.one_of(st.none(), st.permutations(CATALOG.cat_tiles).map(
+            lambda ts: ts[:3])))
+        cats = None if tiles is None else [t.sides[draw(st.integers(0, 1))] for t in tiles]
         options = GameOptions(players=players, setup=setup, family=family, lower_variance=lower,
                               restriction=restriction, scenario=scenario, first_seat=first,
                               cats=None if cats is None else tuple(cats))

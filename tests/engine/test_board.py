@@ -150,3 +150,44 @@ def test_tiles_and_bag():
     assert PATTERNS == ("dots", "ferns", "flowers", "quatrefoil", "stripes", "vines")
     assert CATALOG.copies * 36 == 108 and CATALOG.lower_variance_copies * 36 == 72
 
+
+
+def _catalog_with_cats(tmp_path, edit):  # type: ignore[no-untyped-def]
+    """The shipped catalogue files with ``cats.json`` changed by ``edit``, parsed."""
+    import json
+    import shutil
+
+    from data.catalog import DATA_DIR, parse_catalog
+
+    for f in DATA_DIR.glob("*.json"):
+        shutil.copy(f, tmp_path / f.name)
+    cats = json.loads((tmp_path / "cats.json").read_text(encoding="utf-8"))
+    edit(cats)
+    (tmp_path / "cats.json").write_text(json.dumps(cats), encoding="utf-8")
+    return parse_catalog(tmp_path)
+
+
+def _swap_backs(cats):  # type: ignore[no-untyped-def]
+    cats["tiles"][0]["sides"] = ["millie", "rumi"]
+    cats["tiles"][1]["sides"] = ["tibbit", "callie"]
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda c: c["tiles"].pop(), id="a cat on no tile"),
+    pytest.param(lambda c: c["tiles"][0].update(sides=["millie", "leo"]), id="cat on two tiles"),
+    pytest.param(_swap_backs, id="sides with different points"),
+    pytest.param(lambda c: c.update(beginner=["millie", "callie", "coconut"]),
+                 id="beginner cats on one tile"),
+])
+def test_catalogue_refuses_inconsistent_cat_tiles(tmp_path, edit):
+    """Every cat on exactly one side of one tile, both sides of a tile alike in dots and
+    points, and no fixed set of cats (beginner, scenarios) holding both sides of a tile."""
+    with pytest.raises(ValueError):
+        _catalog_with_cats(tmp_path, edit)
+
+
+def test_shipped_catalogue_parses_with_its_tiles(tmp_path):
+    """The copy the refusals above start from is itself valid."""
+    cat = _catalog_with_cats(tmp_path, lambda c: None)
+    assert len(cat.cat_tiles) == 5 and cat.same_tile(["millie", "tibbit", "callie"]) == (
+        "millie", "callie")

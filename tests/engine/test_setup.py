@@ -6,14 +6,18 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from pydantic import ValidationError
 
 from engine import errors
-from engine.config import GameOptions, Setup
+from engine.config import STORED, GameOptions, Setup
 from engine.moves import ChooseGoals, PlaceTile
+from engine.rng import below, seed_state
 from engine.rules import apply, legal_moves
+from engine.serialize import game_record, replay
 from engine.setup import new_game
 from engine.state import Phase
-from tests.engine.helpers import PATTERNS, kinds, rc, tile_census
+from tests.engine.helpers import CATALOG, PATTERNS, game_setups, kinds, rc, tile_census
 
 BEGINNER = GameOptions(players=2, setup=Setup.BEGINNER)
 
@@ -136,6 +140,99 @@ def test_players_may_choose_the_cats(catalog):
     for cats in (("leo", "leo", "cira"), ("leo", "callie", "garfield")):
         with pytest.raises(errors.BadOptionsError):
             new_game(catalog, GameOptions(players=2, cats=cats), 1)
+
+
+PRINTED_TILES = {frozenset(p) for p in (("millie", "callie"), ("tibbit", "rumi"),
+                                        ("coconut", "tecolote"), ("cira", "almond"),
+                                        ("gwenivere", "leo"))}
+
+
+def test_cat_scoring_tiles_are_double_sided(catalog):
+    """Five double-sided tiles (data.md): each cat shares one with a cat of its dots and
+    points (the rulebook lets a player out of tokens use the back's, worth the same)."""
+    assert {frozenset(t.sides) for t in catalog.cat_tiles} == PRINTED_TILES
+    for t in catalog.cat_tiles:
+        a, b = (catalog.cats[c] for c in t.sides)
+        assert (a.dots, a.points) == (b.dots, b.points)
+        assert catalog.back_of(a.id) == b.id and catalog.back_of(b.id) == a.id
+
+
+@pytest.mark.parametrize("pair", sorted(tuple(sorted(p)) for p in PRINTED_TILES))
+def test_chosen_cats_cannot_be_both_sides_of_one_tile(pair, catalog):
+    """Choosing the cats picks tiles and a side of each: never both sides of one tile."""
+    third = next(c for c in ("coconut", "millie") if catalog.cat_tile(c).id
+                 != catalog.cat_tile(pair[0]).id)
+    with pytest.raises(errors.BadOptionsError) as exc:
+        new_game(catalog, GameOptions(players=2, cats=(pair[0], third, pair[1])), 1)
+    assert exc.value.code == "bad_options" and "one cat scoring tile" in exc.value.message
+
+
+def test_standard_setup_draws_a_tile_per_dot_group_and_a_side(catalog):
+    """Standard setup: one tile from each dot group, then one of its sides, both at random
+    (over 400 seeds each tile and each side turns up, roughly evenly)."""
+    tiles, sides = Counter(), Counter()
+    for seed in range(400):
+        cats = [c.id for c in new_game(catalog, GameOptions(players=2), seed).config.cats]
+        assert catalog.same_tile(cats) is None
+        tiles.update(catalog.cat_tile(c).id for c in cats)
+        sides.update(cats)
+    assert tiles["gwenivere-leo"] == 400
+    for a, b in (("millie-callie", "tibbit-rumi"), ("coconut-tecolote", "cira-almond")):
+        assert tiles[a] + tiles[b] == 400 and 150 < tiles[a] < 250
+    for t in catalog.cat_tiles:
+        a, b = t.sides
+        assert 0.3 < sides[a] / (sides[a] + sides[b]) < 0.7, t.id
+
+
+def test_cat_draw_reads_the_generator_as_before(catalog):
+    """Drawing by tile reads the seed exactly as the earlier draw of a cat by name within its
+    dot group did, so games stored before cats were drawn by tile replay unchanged."""
+    for seed in range(200):
+        rng, expected = seed_state(seed), []
+        for dots in (1, 2, 3):
+            group = sorted(c for c, d in catalog.cats.items() if d.dots == dots)
+            rng, i = below(rng, len(group))
+            expected.append(group[i])
+        got = [c.id for c in new_game(catalog, GameOptions(players=3), seed).config.cats]
+        assert got == expected, seed
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups())
+def test_no_game_holds_both_sides_of_a_cat_tile(setup):
+    """Whatever the options (standard, beginner, chosen cats, scenarios), the three cats in
+    play are on three different scoring tiles."""
+    options, seed, _ = setup
+    cats = [c.id for c in new_game(CATALOG, options, seed).config.cats]
+    tiles = {CATALOG.cat_tile(c).id for c in cats}
+    assert len(tiles) == 3, cats
+
+
+def test_family_variant_needs_the_standard_setup(catalog):
+    """The family variant starts from the standard setup: with the beginner setup the options
+    are refused (BadOptionsError, code bad_options, inside pydantic's ValidationError)."""
+    with pytest.raises(ValidationError) as exc:
+        GameOptions(players=2, setup=Setup.BEGINNER, family=True)
+    err = errors.engine_error(exc.value)
+    assert isinstance(err, errors.BadOptionsError) and err.code == "bad_options"
+    assert "standard setup" in err.message
+    with pytest.raises(ValueError):
+        GameOptions.model_validate({"setup": "beginner", "family": True})
+    state = new_game(catalog, GameOptions(players=2, setup=Setup.STANDARD, family=True), 1)
+    assert state.phase is Phase.PLAY and all(s.goals is None for s in state.seats)
+
+
+def test_family_beginner_games_stored_earlier_still_replay(catalog):
+    """Options read back with the STORED context skip the rule, so a game created before it
+    (family with the beginner setup) still sets up and replays."""
+    options = GameOptions.model_validate({"players": 2, "setup": "beginner", "family": True},
+                                         context=STORED)
+    state = new_game(catalog, options, 3)
+    assert [c.id for c in state.config.cats] == list(catalog.beginner_cats)
+    assert all(s.goals is None for s in state.seats)
+    state, _ = apply(state, legal_moves(state)[0])
+    record = game_record(options, 3, [legal_moves(new_game(catalog, options, 3))[0]])
+    assert replay(catalog, record) == state
 
 
 def test_standard_goal_draft_offers_four_of_the_six(catalog):

@@ -1,0 +1,153 @@
+"""The replay GIF: it decodes, has one frame per placement plus the start and the end, stays
+small, starts with empty quilts, shows each placement and ends on the final scores."""
+
+from __future__ import annotations
+
+import itertools
+from io import BytesIO
+
+import pytest
+from PIL import Image
+
+from data import load_catalog
+from engine.config import GameOptions, Restriction
+from engine.errors import BadRecordError
+from engine.hexgrid import INNER
+from engine.scoring import rank
+from engine.serialize import replay, replay_views
+from engine.state import Phase
+from engine.tiles import EMPTY
+from engine.views import public_view
+from render import REPLAY_LABELS, frame_count, render_replay, replay_layout
+from render.replay import END_MS, START_MS, move_ms
+from render.samples import play_record
+from render.scoresheet import MEDALS
+from render.theme import INK_FAINT
+
+from .helpers import near
+
+CATALOG = load_catalog()
+NAMES = ["Marguerite", "Zbigniew", "Amélie", "Tomasz"]
+LIMIT = 8 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def four():
+    record = play_record(GameOptions(players=4), 5, own_chooser=True)
+    views = replay_views(CATALOG, record)
+    return record, views, render_replay(views, NAMES)
+
+
+def frames(data: bytes) -> list[Image.Image]:
+    img = Image.open(BytesIO(data))
+    out = []
+    for k in range(img.n_frames):
+        img.seek(k)
+        out.append(img.convert("RGB"))
+    return out
+
+
+def empty_spot(lay, seat, cell):
+    """A point of an inner cell that shows its fill (below the cell's name)."""
+    x, y = lay.quilts[seat]
+    cx, cy = lay.quilt.center(cell)
+    return round(x + cx), round(y + cy + 0.55 * lay.quilt.radius)
+
+
+def test_views_follow_the_record(four):
+    """The replay's views: the start of play, then one per placement; the last is the end."""
+    record, views, _ = four
+    assert len(views) == 1 + 22 * 4
+    assert all(len(s.placed) == 0 for s in views[0].seats)
+    assert views[0].phase is Phase.PLAY and views[-1].phase is Phase.OVER
+    assert views[-1] == public_view(replay(CATALOG, record))
+    for a, b in itertools.pairwise(views):
+        assert sum(len(s.placed) for s in b.seats) == sum(len(s.placed) for s in a.seats) + 1
+
+
+def test_gif_decodes_with_the_documented_frames(four):
+    """22 x 4 placements + start + end = 90 frames, the delays as documented, under 8 MB."""
+    _, _, data = four
+    assert data[:6] == b"GIF89a" and len(data) <= LIMIT
+    img = Image.open(BytesIO(data))
+    assert img.n_frames == frame_count(4) == 90
+    assert img.size == replay_layout(4).size
+    delays = []
+    for k in range(img.n_frames):
+        img.seek(k)
+        delays.append(img.info["duration"])
+    assert delays[0] == START_MS and delays[-1] == END_MS
+    assert set(delays[1:-1]) == {move_ms(4)}
+    assert img.info.get("loop") == 0
+
+
+def test_first_frame_has_empty_quilts_and_each_frame_adds_a_tile(four):
+    """Start: every playable cell empty. After placement k: exactly the placed cells show a
+    tile; the frame after the last placement shows full quilts."""
+    _, views, data = four
+    fs = frames(data)
+    lay = replay_layout(4)
+    start = fs[0]
+    blank = start.getpixel(empty_spot(lay, 0, INNER[0]))
+    for seat in range(4):
+        for cell in INNER:
+            if views[0].seats[seat].quilt[cell] == EMPTY:
+                assert near(start.getpixel(empty_spot(lay, seat, cell)), blank, 10)
+    for k in (1, 10, 45, 88):
+        view, frame = views[k], fs[k]
+        for seat in range(4):
+            for cell in INNER:
+                if views[0].seats[seat].quilt[cell] != EMPTY:
+                    continue  # a goal tile
+                filled = view.seats[seat].quilt[cell] >= 0
+                is_blank = near(frame.getpixel(empty_spot(lay, seat, cell)), blank, 10)
+                assert is_blank != filled, (k, seat, cell)
+
+
+def test_last_frame_shows_the_final_scores(four):
+    """The end: the final-scores card, the first player's medal gold, and the card differs
+    from the frame before it."""
+    _, views, data = four
+    fs = frames(data)
+    lay = replay_layout(4)
+    last, before = fs[-1], fs[-2]
+    assert last.crop(lay.card).tobytes() != before.crop(lay.card).tobytes()
+    places, _, _ = rank([dict(s.score) for s in views[-1].seats])
+    order = sorted(range(4), key=lambda i: (places[i], i))
+    for k, seat in enumerate(order):
+        mx, my = lay.card_rows[k]
+        medal = last.getpixel((mx - 8, my - 8))
+        want = MEDALS[places[seat] - 1] if places[seat] <= len(MEDALS) else INK_FAINT
+        assert near(medal, want, 30), (k, medal)
+    assert places[order[0]] == 1
+    # Outside the card the quilts are faded toward the linen (lighter than before).
+    probe = (lay.quilts[0][0] + 12, lay.quilts[0][1] + 40)
+    assert sum(last.getpixel(probe)) >= sum(before.getpixel(probe))
+
+
+@pytest.mark.parametrize(("options", "seats"), [
+    (GameOptions(players=1, scenario=2), 1),
+    (GameOptions(players=2, restriction=Restriction.NO_HAND), 2),
+    (GameOptions(players=3, family=True), 3),
+])
+def test_other_games(options, seats):
+    """Solo, two and three players, with a draft or without: 22 x p + 2 frames."""
+    views = replay_views(CATALOG, play_record(options, 3, own_chooser=True))
+    data = render_replay(views, NAMES[:seats], labels={"replay_title": "Powtórka"})
+    img = Image.open(BytesIO(data))
+    assert img.n_frames == frame_count(seats) == 22 * seats + 2
+    assert img.size == replay_layout(seats).size and len(data) <= LIMIT
+
+
+def test_needs_a_whole_game(four):
+    _, views, _ = four
+    with pytest.raises(ValueError):
+        render_replay(views[:-1])
+    with pytest.raises(ValueError):
+        render_replay(views[1:])
+    with pytest.raises(BadRecordError):
+        replay_views(CATALOG, {"schema": 0, "options": {}, "seed": 1, "moves": []})
+
+
+def test_labels_have_english_defaults():
+    assert set(REPLAY_LABELS) == {"replay_title", "final_scores", "master_quilter"}
