@@ -6,7 +6,8 @@ sprites, so the bot may call them from worker threads. They take views (``SeatVi
 
 Words drawn on images come from ``labels`` (a mapping of the keys in
 :data:`render.theme.DEFAULT_LABELS` to the player's language; English fills any gap); the rest
-is symbols, numbers, cell names and player names.
+is symbols, numbers, cell names and player names. The game review's pictures
+(:mod:`render.review`) take their words from the keys of :data:`REVIEW_LABELS` the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from render.draft import draw_draft
 from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
+from render.review import REVIEW_LABELS, render_review_chart, render_turn_compare
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
@@ -33,6 +35,7 @@ from render.theme import DEFAULT_LABELS
 __all__ = [
     "DEFAULT_LABELS",
     "DEFAULT_RADIUS",
+    "REVIEW_LABELS",
     "RULES_TOPICS",
     "Preview",
     "QuiltLayout",
@@ -43,11 +46,13 @@ __all__ = [
     "render_draft",
     "render_hand_market",
     "render_quilt",
+    "render_review_chart",
     "render_rules",
     "render_scoresheet",
     "render_strip",
     "render_table",
     "render_turn",
+    "render_turn_compare",
     "strip_offset",
 ]
 
