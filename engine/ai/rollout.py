@@ -35,12 +35,13 @@ so it cancels from their differences. Either way the mean over futures estimates
 final score.
 
 Why cut playouts: a whole game played out from an early turn is so noisy that two placements
-compared on the same futures hardly correlate (measured: the per-future difference has a
-standard deviation of 8-10 points at turns 2-10, so 8 futures leave a standard error near 3
-points, more than most mistakes cost). Cut after :data:`DEFAULT_DEPTH` turns the deviation is
-2-4 points, and the estimate stays within about a point of a 100-future whole-game estimate on
-the positions measured (the value function sees the longer-term potential the playout no
-longer plays). Late in the game, when fewer turns are left than ``depth``, playouts are whole.
+compared on the same futures hardly correlate. Measured on 16 positions of normal-level games
+(turns 2-15, the engine's move against another): the per-future difference of whole playouts
+has a standard deviation of 6-10 points, so 12 futures leave a standard error of 2-3 points,
+more than most mistakes cost; cut after :data:`DEFAULT_DEPTH` turns it is 2-6 (typically 3),
+and the cut estimate differs from a 100-future whole-playout estimate by 1.1 points root mean
+square (that reference has a standard error near 0.8 itself). Late in the game, when fewer
+turns are left than ``depth``, playouts are whole and scored exactly.
 """
 
 from __future__ import annotations
