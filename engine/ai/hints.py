@@ -33,7 +33,7 @@ from engine.hexgrid import cell_name, parse_cell
 from engine.moves import PlaceTile
 from engine.views import PrivateView
 
-HINT_SAMPLES = 8  # futures per candidate: fewer than a review's, for a button click
+HINT_SAMPLES = 6  # futures per candidate: half a review's, for a button click
 HINT_CANDIDATES = 4  # placements valued besides the engine's (the best of them are shown)
 ROUND = 2
 

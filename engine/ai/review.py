@@ -444,7 +444,8 @@ def _differs(a: Placement, b: Placement, same: bool) -> str | None:
         return "both"
     if placement:
         return "placement"
-    return "pick" if pick else "both"  # same tiles, another slot: the conveyor's neighbour
+    # same tiles from another slot (solo): which tile the conveyor keeps differs, a pick matter
+    return "pick"
 
 
 def _review_turn(view: PrivateView, move: PlaceTile, samples: int, depth: int | None,
