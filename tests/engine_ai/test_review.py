@@ -101,7 +101,7 @@ def test_copying_the_engine_reviews_at_100(copied_review: Review) -> None:
 def test_random_play_reviews_badly(random_review: Review, copied_review: Review) -> None:
     r = random_review
     assert len(r.turns) == 22
-    assert r.accuracy < 60 < copied_review.accuracy
+    assert r.accuracy < 35 < 99 < copied_review.accuracy
     assert r.total_loss > 30
     assert sum(t.loss >= MISTAKE_MIN_LOSS for t in r.turns) >= 3
     assert len(r.mistakes) == 3
@@ -119,7 +119,7 @@ def test_random_play_reviews_badly(random_review: Review, copied_review: Review)
 def test_turn_rows_hold_together(random_review: Review) -> None:
     for t in random_review.turns:
         assert t.loss == round(max(0.0, t.ev_engine - t.ev_played), 2)
-        assert 0 <= t.kept <= t.stake
+        assert t.kept <= t.stake and t.stake >= 0
         assert (t.differs is None) == (t.played == t.engine)
     last = random_review.turns[-1]
     assert last.played.pick is None and ">" not in last.played.move  # the 22nd turn
