@@ -23,7 +23,7 @@ from engine.ai.review import (
     review_record,
     seat_after,
 )
-from engine.config import GameOptions, Setup
+from engine.config import GameOptions, Restriction, Setup
 from engine.hexgrid import parse_cell
 from engine.moves import ChooseGoals, Move, PlaceTile
 from engine.rules import apply, legal_moves
@@ -263,3 +263,39 @@ def test_inputs_and_results_pickle(copied: tuple[list[GameState], list[Move]],
     decisions = decisions_from_states(states, moves, 0)
     assert pickle.loads(pickle.dumps(decisions)) == decisions
     assert pickle.loads(pickle.dumps(copied_review)) == copied_review
+
+
+VARIANTS = [
+    GameOptions(players=4),
+    GameOptions(players=3, family=True),
+    GameOptions(players=1, scenario=6),
+    GameOptions(players=2, lower_variance=True),
+    GameOptions(players=1, restriction=Restriction.NO_HAND),
+    GameOptions(players=2, restriction=Restriction.NO_HAND),
+    GameOptions(players=1, restriction=Restriction.ADJACENT),
+    GameOptions(players=2, restriction=Restriction.SAME_COLOR),
+    GameOptions(players=1, restriction=Restriction.SAME_PATTERN),
+    GameOptions(players=2, restriction=Restriction.BOTH_WAYS),
+]
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: f"{o.players}p-{o.restriction}-"
+                         f"{o.scenario}-{'family' if o.family else ''}")
+def test_every_variant_reviews(catalog: Catalog, options: GameOptions) -> None:
+    """A whole game of every variant reviews (small settings and a quick engine: the code
+    paths are the same), each seat's final score the real one."""
+    state = new_game(catalog, options, 6)
+    rng = random.Random(6)
+    moves: list[Move] = []
+    while state.phase is not Phase.OVER:
+        move = rng.choice(legal_moves(state, seat_to_move(state)))
+        moves.append(move)
+        state, _ = apply(state, move)
+    record = game_record(options, 6, moves)
+    seat = options.players - 1
+    r = review_record(record, seat, samples=2, depth=2, level="easy", catalog=catalog)
+    assert len(r.turns) == 22
+    assert r.final_score == breakdown(state.config, state.seats[seat])["total"]
+    assert 0 <= r.accuracy <= 100
+    assert (r.draft is None) == options.family  # scenarios draft among their own goals
+    assert Review.from_json(json.loads(json.dumps(r.to_json()))) == r
