@@ -31,7 +31,8 @@ from engine.ai.review import ENGINE_LEVEL, engine_move, futures_seed, legal_from
 from engine.ai.rollout import DEFAULT_DEPTH, SeatSim, mean_outcome
 from engine.hexgrid import cell_name, parse_cell
 from engine.moves import PlaceTile
-from engine.views import PrivateView
+from engine.state import GameState
+from engine.views import PrivateView, private_view
 
 HINT_SAMPLES = 6  # futures per candidate: half a review's, for a button click
 HINT_CANDIDATES = 4  # placements valued besides the engine's (the best of them are shown)
@@ -88,6 +89,14 @@ def hints(view: PrivateView, *, count: int = 3, samples: int = HINT_SAMPLES,
     first, rest = valued[0], valued[1:]
     rest.sort(key=lambda x: -x[0])  # stable: ties keep the value function's order
     return [_hint(sim, m, v, m is eng) for v, m in [first, *rest][:count]]
+
+
+def hints_for_state(state: GameState, seat: int, *, count: int = 3,
+                    samples: int = HINT_SAMPLES, depth: int | None = DEFAULT_DEPTH,
+                    seed: int = 0, level: str = ENGINE_LEVEL) -> list[Hint]:
+    """:func:`hints` for ``seat`` of a game state: only the seat's private view is passed on."""
+    return hints(private_view(state, seat), count=count, samples=samples, depth=depth,
+                 seed=seed, level=level)
 
 
 def _candidates(sim: SeatSim, legal: list[PlaceTile], eng: PlaceTile, k: int

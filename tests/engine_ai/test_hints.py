@@ -7,7 +7,7 @@ import json
 import pytest
 
 from data import Catalog
-from engine.ai.hints import Hint, hints
+from engine.ai.hints import Hint, hints, hints_for_state
 from engine.ai.review import engine_move
 from engine.config import GameOptions, Restriction
 from engine.rules import legal_moves
@@ -61,6 +61,7 @@ def test_hints_are_repeatable_and_fair(catalog: Catalog) -> None:
     twin = _hidden_twin(state, seat)
     assert twin.bag != state.bag
     assert hints(private_view(twin, seat), seed=1, **FAST) == a
+    assert hints_for_state(twin, seat, seed=1, **FAST) == a
 
 
 def test_no_hints_out_of_turn(catalog: Catalog) -> None:
