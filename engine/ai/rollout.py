@@ -151,7 +151,6 @@ class SeatSim:
         self.first_round = (view.seat - pub.first_seat) % players
         self.unseen = tuple(unseen_counts(view))
         self._cache: dict[tuple[tuple[int, ...], int, int], Best] = {}
-        self.hits = 0
 
     # ------------------------------------------------------------------ futures
 
@@ -339,8 +338,6 @@ class SeatSim:
         if got is None:
             got = self._best(q, t, mask)
             self._cache[key] = got
-        else:
-            self.hits += 1
         return got
 
     def _best(self, q: Quilt, t: int, mask: int) -> Best:
