@@ -8,7 +8,8 @@ Words drawn on images come from ``labels`` (a mapping of the keys in
 :data:`render.theme.DEFAULT_LABELS` to the player's language; English fills any gap); the rest
 is symbols, numbers, cell names and player names. The achievements chart and the replay GIF
 have their own label keys (:data:`ACHIEVEMENT_LABELS`, :data:`REPLAY_LABELS`), translated in
-the bot's ``achievements.image.*`` and ``achievements.replay.*`` catalogue entries.
+the bot's ``achievements.image.*`` and ``achievements.replay.*`` catalogue entries; the game
+review's pictures (:mod:`render.review`) take theirs from :data:`REVIEW_LABELS` the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
 from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
+from render.review import REVIEW_LABELS, render_review_chart, render_turn_compare
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
@@ -40,6 +42,7 @@ __all__ = [
     "DEFAULT_LABELS",
     "DEFAULT_RADIUS",
     "REPLAY_LABELS",
+    "REVIEW_LABELS",
     "RULES_TOPICS",
     "Preview",
     "QuiltLayout",
@@ -54,11 +57,13 @@ __all__ = [
     "render_hand_market",
     "render_quilt",
     "render_replay",
+    "render_review_chart",
     "render_rules",
     "render_scoresheet",
     "render_strip",
     "render_table",
     "render_turn",
+    "render_turn_compare",
     "replay_layout",
     "strip_offset",
 ]
