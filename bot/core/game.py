@@ -11,7 +11,7 @@ from typing import Any
 from bot.core.models import GameStatus, LobbyOptions, NoticeKind
 from bot.core.storage import GameRow, MoveRow, ResultRow, SeatRow, TimerRow
 from bot.core.storage.codec import decode_state, encode_config
-from engine.config import GameOptions
+from engine.config import STORED, GameOptions
 from engine.state import GameState
 
 FLAG_HINTS = 1  # someone took a hint in this game (no rating, achievement or leaderboard)
@@ -49,10 +49,11 @@ class LiveGame:
             id=row.id, status=GameStatus(row.status), guild_id=row.guild_id,
             channel_id=row.channel_id, thread_id=row.thread_id,
             lobby_message_id=row.lobby_message_id, host_id=row.host_id,
-            options=LobbyOptions.model_validate_json(row.options),
+            # STORED: rules about options added later do not stop a stored game from loading.
+            options=LobbyOptions.model_validate_json(row.options, context=STORED),
             first_user_id=row.first_user_id,
             engine_options=None if row.engine_options is None
-            else GameOptions.model_validate_json(row.engine_options),
+            else GameOptions.model_validate_json(row.engine_options, context=STORED),
             state=state, config_json=None if state is None else encode_config(state),
             version=row.version, ply=row.ply, deadline_at=row.deadline_at,
             end_reason=row.end_reason, created_at=row.created_at, updated_at=row.updated_at,
