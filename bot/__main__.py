@@ -1,27 +1,34 @@
-"""``calico-bot``: run the bot, sync its commands, or play the offline demo.
+"""``calico-bot``: run the bot, sync its commands, look after its database, or play the demo.
 
 - ``calico-bot`` with no token: explains how to get one, then plays the offline demo.
-- ``calico-bot`` or ``calico-bot run`` with ``DISCORD_TOKEN`` set (environment or ``.env``): runs.
-- ``calico-bot sync``: pushes the slash commands to Discord (to ``CALICO_DEV_GUILD``
-  when set, instantly; globally otherwise), then exits. ``run`` also syncs, but only when the
-  command tree changed since the last sync.
+- ``calico-bot`` or ``calico-bot run`` with ``DISCORD_TOKEN`` set (environment or ``.env``):
+  runs until SIGTERM or SIGINT, then shuts down cleanly (exit status 0).
+- ``calico-bot sync``: pushes the slash commands to Discord now, then exits.
 - ``calico-bot demo [--out DIR] [--players N] [--seed S]``: a whole game between computer
   players through the real manager, written as a transcript with pictures. No token needed.
+- ``calico-bot check``: the database's full integrity check (works while the bot runs).
+- ``calico-bot backup FILE``: a consistent copy of the live SQLite database, checked.
+- ``calico-bot migrate-db FROM TO``: copy every row from one database to another (SQLite to
+  PostgreSQL, or back), checking row counts.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import discord
 
 from bot.settings import Settings, configure_logging
 
 log = logging.getLogger("calico")
+
+SHARDING_REQUIRED = 4011
 
 HOW_TO_GET_A_TOKEN = """\
 calico-bot needs a Discord bot token to go online. To get one:
@@ -52,6 +59,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="calico-demo", help="folder for the transcript and PNGs")
     demo.add_argument("--players", type=int, default=2, help="1 to 4 players")
     demo.add_argument("--seed", type=int, default=None, help="the same seed, the same game")
+    check = sub.add_parser("check", help="run the database's full integrity check")
+    check.add_argument("db", nargs="?", help="the database (default: CALICO_DB)")
+    backup = sub.add_parser("backup", help="copy the live SQLite database to FILE, checked")
+    backup.add_argument("file", help="where to write the copy (must not exist)")
+    migrate = sub.add_parser("migrate-db", help="copy a database into another (SQLite <-> "
+                                                "PostgreSQL), checking row counts")
+    migrate.add_argument("source", help="a SQLite path or a postgresql:// URL")
+    migrate.add_argument("target", help="an empty database: a new SQLite path or URL")
     return parser
 
 
@@ -59,15 +74,21 @@ async def _run(settings: Settings, *, sync_only: bool = False) -> None:
     from bot.adapter.client import CalicoBot
 
     members = True
+    shard_count = settings.shard_count
     while True:
-        bot = CalicoBot(settings, sync="always" if sync_only else "auto",
+        current = settings if shard_count == settings.shard_count else \
+            settings.model_copy(update={"shard_count": shard_count, "shard_ids": None})
+        bot = CalicoBot(current, sync="always" if sync_only else "auto",
                         members_intent=members, background=not sync_only)
+        loop = asyncio.get_running_loop()
+        stop = _on_signals(loop, bot)
         try:
             async with bot:
+                token = settings.token.get_secret_value()
                 if sync_only:
-                    await bot.login(settings.token)  # runs setup_hook, which syncs
+                    await bot.login(token)  # runs setup_hook, which syncs
                     return
-                await bot.start(settings.token)
+                await bot.start(token)
                 return
         except discord.PrivilegedIntentsRequired:
             if not members:
@@ -75,6 +96,87 @@ async def _run(settings: Settings, *, sync_only: bool = False) -> None:
             log.warning("the Server Members Intent is off in the developer portal: running "
                         "without it (players who leave a server are not noticed)")
             members = False
+        except discord.ConnectionClosed as e:
+            if e.code != SHARDING_REQUIRED or shard_count is None:
+                raise
+            # Too many servers for the shards asked for: restarting into the same refusal
+            # would crash-loop; Discord's own recommendation always fits.
+            log.error("Discord requires more shards than CALICO_SHARD_COUNT=%s (code 4011): "
+                      "starting again with Discord's recommended shard count; raise the "
+                      "setting (or unset it) to stop seeing this", shard_count)
+            shard_count = None
+        finally:
+            stop()
+
+
+def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callable[[], None]:
+    """SIGTERM and SIGINT close the bot cleanly (hosts send SIGTERM and wait 30 s)."""
+    def close() -> None:
+        log.info("signal received: shutting down")
+        loop.create_task(bot.close())
+
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, close)
+            installed.append(sig)
+
+    def remove() -> None:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+    return remove
+
+
+
+async def _check(location: str) -> int:
+    from bot.core.storage import is_postgres, open_store
+
+    if is_postgres(location):
+        store = await open_store(location)
+        try:
+            problems = await store.integrity_check()
+        finally:
+            await store.close()
+    else:
+        from bot.core.storage.sqlite.db import check
+
+        problems = await check(location)
+    if problems:
+        print(f"{location}: {len(problems)} problem(s) found:")
+        for line in problems[:20]:
+            print(f"  {line}")
+        return 1
+    print(f"{location}: ok")
+    return 0
+
+
+async def _backup(location: str, target: str) -> int:
+    from bot.core.storage import is_postgres
+    from bot.core.storage.sqlite.db import backup
+
+    if is_postgres(location):
+        print("PostgreSQL databases are backed up with PostgreSQL's own tools: "
+              "pg_dump --format=custom --file=calico.dump <database> (restore with pg_restore).",
+              file=sys.stderr)
+        return 2
+    problems = await backup(location, target)
+    if problems:
+        print(f"the copy in {target} failed its integrity check: {problems[:3]}",
+              file=sys.stderr)
+        return 1
+    print(f"backed up {location} to {target}: integrity check ok")
+    return 0
+
+
+async def _migrate(source: str, target: str) -> int:
+    from bot.core.storage.copy import copy_database
+
+    report = await copy_database(source, target, progress=print)
+    for table, (copied, counted) in report.items():
+        print(f"  {table}: {copied} rows copied, {counted} in the target")
+    print("done: every table's row count matches")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,6 +189,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         demo_main(args.out, args.players, args.seed)
         return 0
+    if command == "check":
+        return asyncio.run(_check(args.db or settings.db_path))
+    if command == "backup":
+        return asyncio.run(_backup(settings.db_path, args.file))
+    if command == "migrate-db":
+        from bot.core.storage import StorageError
+
+        try:
+            return asyncio.run(_migrate(args.source, args.target))
+        except StorageError as e:
+            print(f"migrate-db: {e}", file=sys.stderr)
+            return 1
     if not settings.has_token:
         print(HOW_TO_GET_A_TOKEN)
         if command is None:

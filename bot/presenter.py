@@ -449,9 +449,20 @@ def turn_number(game: GameInfo, seat: int) -> int:
 
 
 def reminder_text(tr: Text, game: GameInfo, *, final: bool, deadline: dt.datetime | None,
-                  in_thread: bool = False, user_id: int | None = None) -> str:
+                  in_thread: bool = False, user_id: int | None = None, overdue: bool = False,
+                  next_at: dt.datetime | None = None, idle_days: float = 30) -> str:
+    """A nudge. Before the deadline it says when time runs out (and, the last time, what
+    happens then); after it, that the turn is overdue and what comes next: another reminder,
+    or (the last one) nothing but the game's idle limit."""
     when = timestamp(deadline) if deadline is not None else "—"
     action = tr(f"timeout.{game.options.timeout_action.value}")
+    if overdue:
+        key = "reminder.thread_overdue" if in_thread else "reminder.overdue"
+        if final or next_at is None:
+            key += "_final"
+        return tr(key, mention=mention(user_id or 0), game=game.id, url=thread_url(game),
+                  deadline=when, next=timestamp(next_at) if next_at is not None else "—",
+                  days=f"{idle_days:g}")
     if in_thread:
         # Their DMs are closed: the nudge pings them in the thread, with the same jump link.
         key = "reminder.thread_final" if final else "reminder.thread"

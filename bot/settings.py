@@ -1,87 +1,126 @@
-"""Configuration from the environment (and a ``.env`` file, when there is one).
+"""Configuration from the environment and a ``.env`` file, read with pydantic-settings.
 
-The bot reads four variables:
+Every variable but the token starts with ``CALICO_``; the environment wins over the file.
+``.env.example`` lists them all with their defaults; the README's tables explain them.
 
-- ``DISCORD_TOKEN``: the bot token from the developer portal (required to run, never logged);
-- ``CALICO_DB``: the SQLite file (default ``calico.sqlite3`` in the working directory);
-- ``CALICO_DEV_GUILD``: a server id for instant command sync while developing;
-- ``CALICO_LOG_LEVEL``: DEBUG, INFO, WARNING or ERROR (default INFO).
-
-A ``.env`` file in the working directory is read with a tiny parser of our own (``KEY=value``
-lines, ``#`` comments, optional quotes) so that no extra dependency is needed; variables already
-set in the environment win over the file.
+The token is a :class:`~pydantic.SecretStr`: it never appears in ``repr``, logs or errors, and
+:class:`RedactFilter` takes it out of any log line that would still carry it.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 
-def parse_dotenv(text: str) -> dict[str, str]:
-    """``KEY=value`` pairs from the text of a ``.env`` file (comments and blanks skipped)."""
-    out: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
+def parse_ids(text: str) -> list[int]:
+    """Shard ids from ``"0,1,4"`` or ranges ``"0-3,8"`` (empty: none)."""
+    out: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
             continue
-        if line.startswith("export "):
-            line = line[len("export ") :].lstrip()
-        key, _, value = line.partition("=")
-        key = key.strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            # An unquoted value may carry a trailing comment.
-            value = value.split(" #", 1)[0].rstrip()
-        if key:
-            out[key] = value
-    return out
+        low, dash, high = part.partition("-")
+        if dash:
+            out.extend(range(int(low), int(high) + 1))
+        else:
+            out.append(int(part))
+    return sorted(set(out))
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the bot needs to start. The token is kept out of ``repr`` and logs."""
+class Settings(BaseSettings):
+    """What the bot needs to start (see the module docstring)."""
 
-    token: str = field(default="", repr=False)
-    db_path: str = "calico.sqlite3"
-    dev_guild: int | None = None
-    log_level: str = "INFO"
+    model_config = SettingsConfigDict(
+        env_prefix="CALICO_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        frozen=True, populate_by_name=True, case_sensitive=False)
+
+    token: SecretStr = Field(default=SecretStr(""),
+                             validation_alias=AliasChoices("DISCORD_TOKEN", "token"))
+    # Storage: a SQLite file (the default, one process) or a postgresql:// URL (several).
+    db_path: str = Field(default="calico.sqlite3",
+                         validation_alias=AliasChoices("CALICO_DB", "db_path"))
+    dev_guild: int | None = None  # commands sync there at once while developing
+    log_level: LogLevel = "INFO"
+    log_json: bool = False  # one JSON object per log line
+    # Sharding: the total shard count (None: Discord's recommendation) and the shards this
+    # process runs (None: all, or the ones of its cluster slot).
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: list[int] | None = None
+    cluster_slots: int = Field(default=0, ge=0)  # PostgreSQL: claim one of N slots
+    retention_days: float = Field(default=14.0, gt=0)  # notices kept after they ended
+    ai_workers: int | None = Field(default=None, ge=0)  # processes for computers; 0: threads
+    health_port: int | None = Field(default=None, ge=0, le=65535)  # None: no listener
+    health_host: str = "127.0.0.1"
+    max_lobbies: int = Field(default=3, ge=1)  # open lobbies a person may host at once
+    max_active_games: int = Field(default=25, ge=1)  # games a person may play at once
+    shutdown_grace: float = Field(default=8.0, gt=0)  # seconds for in-flight work on SIGTERM
+
+    @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _ids(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return parse_ids(value) or None
+        if isinstance(value, int):
+            return [value]
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: Any) -> Any:
+        text = str(value).strip().upper() if value is not None else ""
+        return text if text in LOG_LEVELS else "INFO"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.shard_ids and self.shard_count is not None and \
+                max(self.shard_ids) >= self.shard_count:
+            raise ValueError("CALICO_SHARD_IDS must be below CALICO_SHARD_COUNT")
+        if self.cluster_slots and not self.uses_postgres:
+            raise ValueError("CALICO_CLUSTER_SLOTS needs a PostgreSQL CALICO_DB")
+        return self
 
     @property
     def has_token(self) -> bool:
-        return bool(self.token)
+        return bool(self.token.get_secret_value())
+
+    @property
+    def uses_postgres(self) -> bool:
+        return self.db_path.startswith(("postgresql://", "postgres://"))
+
+    @property
+    def db_shown(self) -> str:
+        """The database for logs (a URL without its password)."""
+        if not self.uses_postgres:
+            return self.db_path
+        from bot.core.storage.postgres.store import redact
+
+        return redact(self.db_path)
 
     def __repr__(self) -> str:
-        shown = "set" if self.token else "missing"
-        return (f"Settings(token=<{shown}>, db_path={self.db_path!r}, "
-                f"dev_guild={self.dev_guild!r}, log_level={self.log_level!r})")
+        shown = "set" if self.has_token else "missing"
+        return (f"Settings(token=<{shown}>, db={self.db_shown!r}, dev_guild={self.dev_guild!r}, "
+                f"shards={self.shard_ids or 'all'}/{self.shard_count or 'auto'}, "
+                f"log_level={self.log_level!r})")
 
     __str__ = __repr__
 
     @classmethod
-    def from_env(
-        cls, environ: Mapping[str, str] | None = None, dotenv: Path | None = Path(".env")
-    ) -> Settings:
-        """Settings from ``environ`` (default ``os.environ``) over the ``dotenv`` file."""
-        values: dict[str, str] = {}
-        if dotenv is not None and dotenv.is_file():
-            values.update(parse_dotenv(dotenv.read_text(encoding="utf-8")))
-        values.update(os.environ if environ is None else environ)
-        token = values.get("DISCORD_TOKEN", "").strip()
-        db_path = values.get("CALICO_DB", "").strip() or "calico.sqlite3"
-        guild_text = values.get("CALICO_DEV_GUILD", "").strip()
-        dev_guild = int(guild_text) if guild_text.isdigit() else None
-        level = values.get("CALICO_LOG_LEVEL", "").strip().upper() or "INFO"
-        if level not in LOG_LEVELS:
-            level = "INFO"
-        return cls(token=token, db_path=db_path, dev_guild=dev_guild, log_level=level)
+    def from_env(cls, dotenv: Path | None = Path(".env")) -> Settings:
+        """Settings from the environment over the ``dotenv`` file (None: no file)."""
+        file = dotenv if dotenv is not None and dotenv.is_file() else None
+        return cls(_env_file=file)
 
 
 class RedactFilter(logging.Filter):
@@ -111,6 +150,17 @@ def configure_logging(settings: Settings) -> None:
         level=getattr(logging, settings.log_level, logging.INFO),
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
     )
-    redact = RedactFilter(settings.token)
+    redact = RedactFilter(settings.token.get_secret_value())
     for handler in logging.getLogger().handlers:
         handler.addFilter(redact)
+
+
+def environ_names() -> dict[str, str]:
+    """Each setting's environment variable (for ``.env.example`` and the README tests)."""
+    names = {"token": "DISCORD_TOKEN", "db_path": "CALICO_DB"}
+    for field in Settings.model_fields:
+        names.setdefault(field, f"CALICO_{field.upper()}")
+    return names
+
+
+__all__ = ["RedactFilter", "Settings", "configure_logging", "environ_names", "parse_ids"]

@@ -1,13 +1,27 @@
 """The Discord client: wires the game manager, the cogs, the buttons and the background tasks.
 
-``CalicoBot.setup_hook`` (runs once, after login, before the gateway connects):
+``CalicoBot`` is an ``AutoShardedBot``: Discord requires shards past 2,500 servers, and one
+process may run all shards or a share of them (``CALICO_SHARD_IDS``, or a cluster slot it
+claims on PostgreSQL, ``CALICO_CLUSTER_SLOTS``). DMs and DM clicks arrive on shard 0, a
+server's events on its shard; any process answers any click it receives (answers go over
+HTTP, and every game lives in the shared database), and any process's dispatcher delivers any
+game's notices.
 
-1. opens the manager on the SQLite file (unless a test injected one, with its fake clock);
-2. loads the cogs (``/calico ...`` lives in one app-command group shared by them);
-3. registers every ``DynamicItem`` template, so buttons on old messages keep working;
-4. starts the outbox dispatcher (posts committed notices) and the sweep loop (reminders and
-   deadlines); both stop on :meth:`close`;
-5. syncs the command tree only when its hash changed since the last sync (or when asked).
+``setup_hook`` (runs once, after login, before the gateway connects):
+
+1. claims a cluster slot when configured (waiting as a standby while every slot is held);
+2. opens the manager on ``CALICO_DB`` (unless a test injected one, with its fake clock), with
+   computer players in worker processes;
+3. loads the cogs (``/calico ...`` lives in one app-command group shared by them) and registers
+   every ``DynamicItem`` template, so buttons on old messages keep working;
+4. starts the outbox dispatcher (posts committed notices) and the sweep loop (reminders,
+   deadlines, computer turns left over, the weekly challenge);
+5. syncs the command tree once per deployment: only when its hash changed since the last sync
+   recorded in the database for this application, by one process at a time.
+
+Shutting down (:meth:`CalicoBot.close`, on SIGTERM or SIGINT): new interactions get a short
+"restarting" answer, those in flight finish (bounded), the dispatcher stops after the notice it
+is sending, then the gateway and the database close.
 """
 
 from __future__ import annotations
@@ -17,16 +31,21 @@ import contextlib
 import hashlib
 import json
 import logging
-from pathlib import Path
+import time
 from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
+from discord.ui.dynamic import DynamicItem
 
-from bot.adapter.delivery import DiscordDelivery, LocaleSource
+from bot import presenter as p
+from bot.adapter.delivery import DiscordDelivery
+from bot.adapter.locales import LocaleSource
+from bot.adapter.ui import flows
 from bot.adapter.ui.items import ALL_ITEMS
-from bot.core.clock import Clock
+from bot.core.clock import Clock, to_ms
+from bot.core.computers import ComputerPool
 from bot.core.manager import Manager
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
@@ -39,6 +58,7 @@ log = logging.getLogger("calico.client")
 
 COGS = tuple(f"bot.adapter.cogs.{name}" for name in ("lobby", "play", "info", "admin", "events"))
 SyncMode = Literal["auto", "always", "never"]
+IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per bucket per 5 seconds
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -56,6 +76,13 @@ class CatalogueTranslator(app_commands.Translator):
         return None if text == key else text[:100]
 
 
+class CalicoTree(app_commands.CommandTree["CalicoBot"]):
+    """The command tree: while shutting down, new commands get a short private answer."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        return await self.client.admit(interaction)
+
+
 def intents(members: bool = True) -> discord.Intents:
     """Guild events for threads and channels; members only to notice players leaving."""
     value = discord.Intents.default()
@@ -65,7 +92,7 @@ def intents(members: bool = True) -> discord.Intents:
     return value
 
 
-class CalicoBot(commands.Bot):
+class CalicoBot(commands.AutoShardedBot):
     def __init__(
         self,
         settings: Settings,
@@ -79,8 +106,14 @@ class CalicoBot(commands.Bot):
         background: bool = True,
         **options: Any,
     ) -> None:
-        super().__init__(command_prefix=commands.when_mentioned,
-                         intents=intents(members_intent), help_command=None, **options)
+        shards: dict[str, Any] = {}
+        if settings.shard_count is not None:
+            shards["shard_count"] = settings.shard_count
+            if settings.shard_ids:
+                shards["shard_ids"] = settings.shard_ids
+        shards.update(options)
+        super().__init__(command_prefix=commands.when_mentioned, tree_cls=CalicoTree,
+                         intents=intents(members_intent), help_command=None, **shards)
         self.settings = settings
         self._manager = manager
         self._owns_manager = manager is None
@@ -97,9 +130,17 @@ class CalicoBot(commands.Bot):
         self.tree.add_command(self.calico_group)
         self.dispatcher: Dispatcher | None = None
         self.sweeper: SweepLoop | None = None
+        self.computers: ComputerPool | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._locales: LocaleSource | None = None
         self.synced: bool = False
+        self.inflight: set[asyncio.Task[Any]] = set()
+        self._accepting = True
+        self._closing = False
+        self._identify_concurrency = 1
+        self._last_identify: dict[int, float] = {}
+        self._slot: Any = None  # the connection holding this process's cluster slot
+        self.cluster_slot: int | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -115,14 +156,45 @@ class CalicoBot(commands.Bot):
             self._locales = LocaleSource(self.manager)
         return self._locales
 
+    @property
+    def accepting(self) -> bool:
+        return self._accepting
+
     async def thread_text(self, game: GameInfo) -> Text:
         """The language of a game's thread posts: its host's."""
         return await self.locales.text_for(game.host_id)
 
+    async def admit(self, interaction: discord.Interaction[Any]) -> bool:
+        """Every interaction passes here first: while shutting down it gets a short "restarting"
+        answer; otherwise it is counted as in flight until its handler returns."""
+        if not self._accepting:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(
+                    Text(interaction.locale)("error.restarting"), ephemeral=True)
+            return False
+        task = asyncio.current_task()
+        if task is not None:
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+        return True
+
+    async def on_click(self, item: DynamicItem[Any],
+                       interaction: discord.Interaction[Any]) -> None:
+        await flows.route(item, interaction)
+
+    # ------------------------------------------------------------------ start
+
     async def setup_hook(self) -> None:
+        await self._plan_shards()
         if self._manager is None:
             kwargs: dict[str, Any] = {} if self.clock is None else {"clock": self.clock}
+            workers = self.settings.ai_workers
+            if workers != 0:
+                self.computers = ComputerPool(workers)
+                kwargs["computers"] = self.computers
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
+            log.info("database: %s (%s)", self._manager.store.location,
+                     self._manager.store.backend)
         await self.tree.set_translator(CatalogueTranslator())
         for name in COGS:
             await self.load_extension(name)
@@ -135,34 +207,122 @@ class CalicoBot(commands.Bot):
             self._tasks.append(asyncio.create_task(self._run_dispatcher(), name="calico-outbox"))
             self._tasks.append(asyncio.create_task(self.sweeper.run_forever(),
                                                    name="calico-sweep"))
+            self._tasks.append(asyncio.create_task(self._report_shards(), name="calico-shards"))
+        if self.computers is not None:
+            self._tasks.append(asyncio.create_task(self._warm_computers(), name="calico-warm"))
         if self.sync_mode != "never":
             await self.sync_commands(force=self.sync_mode == "always")
 
+    async def _plan_shards(self) -> None:
+        """Which shards this process runs: the settings', or a claimed cluster slot's; and how
+        many may identify at once (Discord's ``max_concurrency``)."""
+        settings = self.settings
+        recommended: int | None = None
+        try:
+            recommended, _, limits = await self.http.get_bot_gateway()
+            self._identify_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        except discord.HTTPException as e:
+            log.warning("could not read Discord's gateway recommendation: %s", e)
+        if settings.cluster_slots:
+            from bot.core.storage.postgres.store import wait_for_slot
+
+            self.cluster_slot, self._slot = await wait_for_slot(settings.db_path,
+                                                                settings.cluster_slots)
+            count = settings.shard_count or recommended or 1
+            self.shard_count = count
+            self.shard_ids = [s for s in range(count) if s % settings.cluster_slots
+                              == self.cluster_slot]
+            log.info("cluster slot %d of %d: shards %s of %d", self.cluster_slot,
+                     settings.cluster_slots, self.shard_ids, count)
+        elif settings.shard_ids and self.shard_count is None:
+            self.shard_count = max(recommended or 1, max(settings.shard_ids) + 1)
+            self.shard_ids = settings.shard_ids
+        if self.shard_ids is not None and not self.shard_ids:
+            raise RuntimeError("this process has no shard to run")
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord lets ``max_concurrency`` shards identify together (one per bucket, ``shard_id
+        % max_concurrency``, every 5 s); discord.py's default waits 5 s before every shard."""
+        bucket = (shard_id or 0) % self._identify_concurrency
+        loop = asyncio.get_running_loop()
+        last = self._last_identify.get(bucket)
+        if last is not None:
+            wait = last + IDENTIFY_WINDOW - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        self._last_identify[bucket] = loop.time()
+
     async def _run_dispatcher(self) -> None:
-        # Posting needs the guild and channel caches: start once the gateway is ready.
+        # Posting needs the HTTP session (and, for thread posts, benefits from the guild
+        # caches): start once the gateway is ready.
         await self.wait_until_ready()
         assert self.dispatcher is not None
-        await self.dispatcher.run_forever()
+        await self.dispatcher.run_forever(grace=self.settings.shutdown_grace / 2)
+
+    async def _warm_computers(self) -> None:
+        assert self.computers is not None
+        try:
+            await self.computers.warm_up()
+        except Exception:
+            log.exception("starting the computer players' processes failed")
+
+    async def _report_shards(self, every: float = 300.0) -> None:
+        """Each shard's latency in the log every few minutes (connections are logged as they
+        happen, by the events cog)."""
+        await self.wait_until_ready()
+        while not self.is_closed():
+            parts = [f"{sid}: {lat * 1000:.0f} ms" for sid, lat in self.latencies
+                     if lat == lat]  # NaN before the first heartbeat
+            log.info("shards latency %s", ", ".join(parts) or "unknown")
+            await asyncio.sleep(every)
+
+    # ------------------------------------------------------------------ stop
 
     async def close(self) -> None:
+        if self._closing:
+            await super().close()
+            return
+        self._closing = True
+        started = time.monotonic()
+        grace = self.settings.shutdown_grace
+        self._accepting = False
+        pending = {t for t in self.inflight if not t.done() and t is not asyncio.current_task()}
+        if pending:
+            log.info("shutting down: letting %d interactions finish", len(pending))
+            await asyncio.wait(pending, timeout=grace / 2)
         if self.dispatcher is not None:
             self.dispatcher.stop()
         if self.sweeper is not None:
             self.sweeper.stop()
-        for task in self._tasks:
-            task.cancel()
+        remaining = max(0.5, grace - (time.monotonic() - started))
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(task, timeout=5)
+                await asyncio.wait_for(asyncio.shield(task), timeout=remaining)
+        for task in self._tasks:
+            task.cancel()
         self._tasks.clear()
         await super().close()
+        if self.computers is not None:
+            self.computers.close()
         if self._owns_manager and self._manager is not None:
             await self._manager.close()
             self._manager = None
+        if self._slot is not None:
+            with contextlib.suppress(Exception):
+                await self._slot.close()
+        log.info("shut down in %.1f s", time.monotonic() - started)
 
     async def on_app_command_error(self, interaction: discord.Interaction[Any],
                                    error: app_commands.AppCommandError) -> None:
         """Anything a command did not handle: a short private apology, and a log line."""
+        if isinstance(error, app_commands.CheckFailure):
+            return  # answered by the check itself (restarting, cooldown...)
+        if isinstance(error, app_commands.TransformerError):
+            # A value the command does not accept (a client may send anything): say which.
+            text = Text(interaction.locale)("error.bad_value", value=p.clip(str(error.value), 50))
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(text, ephemeral=True)
+            return
         log.error("command %s failed", interaction.command and interaction.command.name,
                   exc_info=error)
         text = Text(interaction.locale)("error.generic")
@@ -173,9 +333,6 @@ class CalicoBot(commands.Bot):
                 await interaction.response.send_message(text, ephemeral=True)
 
     # ------------------------------------------------------------------ command sync
-
-    def _hash_file(self) -> Path:
-        return Path(f"{self.settings.db_path}.commands.json")
 
     async def command_payload(self, guild: discord.abc.Snowflake | None) -> list[Any]:
         """The command tree exactly as a sync would send it (translations included)."""
@@ -194,24 +351,26 @@ class CalicoBot(commands.Bot):
         return hashlib.sha256(blob.encode()).hexdigest()
 
     async def sync_commands(self, *, force: bool = False) -> bool:
-        """Sync the tree (to the dev guild when set) unless its hash matches the last sync."""
+        """Sync the tree (to the dev guild when set) unless the database says this application
+        already synced this exact tree; one process at a time across a deployment."""
         guild = None
         if self.settings.dev_guild is not None:
             guild = discord.Object(id=self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
         scope = str(self.settings.dev_guild or "global")
         digest = await self.command_hash(guild)
-        stored: dict[str, str] = {}
-        path = self._hash_file()
-        with contextlib.suppress(OSError, ValueError):
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        if not force and stored.get(scope) == digest:
-            log.info("commands unchanged since the last sync (%s)", scope)
-            return False
-        await self.tree.sync(guild=guild)
-        stored[scope] = digest
-        with contextlib.suppress(OSError):
-            path.write_text(json.dumps(stored, indent=1), encoding="utf-8")
+        key = f"commands:{self.application_id}:{scope}"
+        store = self.manager.store
+        async with store.exclusive(f"sync:{self.application_id}") as mine:
+            if not mine:
+                log.info("another process is syncing the commands (%s)", scope)
+                return False
+            if not force and await store.get_state(key) == digest:
+                log.info("commands unchanged since the last sync (%s)", scope)
+                return False
+            await self.tree.sync(guild=guild)
+            await store.set_state(key, digest, to_ms(self.manager.now()))
         self.synced = True
         log.info("commands synced (%s)", scope)
         return True
+

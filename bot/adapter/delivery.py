@@ -1,41 +1,54 @@
 """The outbox's Discord side: turn each committed notice into a post in the thread or a DM.
 
 :class:`NoticeRenderer` builds the message for a notice (shared with the offline demo);
-:class:`DiscordDelivery` sends it. Rules of the road:
+:class:`DiscordDelivery` sends it and says what became of it (a :class:`~bot.core.outbox.Receipt`
+with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rules of the road:
 
 - The notice ``key`` is the message nonce (discord.py sends it with ``enforce_nonce``), so a
   notice delivered again after a crash is refused by Discord as a duplicate instead of
   appearing twice.
+- A game's thread is opened by its first notice (``open_thread``): the thread is created, or,
+  when a crash came between creating it and recording it, found again by its name and adopted;
+  then the ``lobby`` notice posts the lobby message there (edited in place afterwards). A table
+  whose thread cannot be opened (no permission, channel gone) is cancelled and its host told.
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
 - A deleted thread or channel (404) ends its games through ``manager.channel_gone``; missing
-  access (403) is permanent for that notice. Neither blocks any other game.
+  access (403) is permanent for that notice. Neither blocks any other game. Transient answers
+  (5xx, 429 past discord.py's own retries, timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
   ``manager.dm_failed``, which posts the "use /calico hand" notice in the thread once. A reminder
   that cannot go by DM is also posted in the thread, pinging the player, so they still hear of
   it; while their DMs are known to be closed the manager queues reminders for the thread in the
   first place (a ``reminder`` notice without ``user_id``, the person in its payload), posted
   with a jump link and the "Show my hand" button.
+- Any process may deliver any notice: a thread this process's shards do not cache is reached
+  by id over HTTP.
 - Languages: a DM reads in the recipient's stored locale; a thread post in the host's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import hashlib
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
+from bot import presenter as p
+from bot.adapter.locales import Locales
 from bot.adapter.ui import messages
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
-from bot.core.outbox import DeliveryError
+from bot.core.outbox import SKIPPED, DeliveryError, Receipt
+from bot.core.storage import NoticeStatus
 from bot.i18n import Text
 from engine.state import GameState
 
 if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+    from bot.adapter.context import App
     from bot.core.manager import Manager
 
 log = logging.getLogger("calico.delivery")
@@ -43,49 +56,18 @@ log = logging.getLogger("calico.delivery")
 DM_CLOSED = 50007
 ARCHIVED = 50083
 UNKNOWN_CHANNEL = 10003
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posts revive it
 UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
+
+
+def _when(value: object) -> dt.datetime | None:
+    return dt.datetime.fromisoformat(value) if isinstance(value, str) and value else None
 
 
 def nonce_for(key: str) -> str:
     """A nonce of at most 25 characters for a notice key (Discord's limit)."""
     return key if len(key) <= 25 else hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
-
-
-class Locales(Protocol):
-    """Where a user's language comes from (the stored locale of each user)."""
-
-    async def locale(self, user_id: int | None) -> str: ...
-
-    def remember(self, user_id: int, locale: str) -> None: ...
-
-    async def text_for(self, user_id: int | None) -> Text: ...
-
-
-class LocaleSource:
-    """Users' languages: the locale the manager stored for each (``Manager.user_locale``).
-
-    ``remember`` covers the moment between an interaction and the manager storing its user (a
-    host's lobby being created): a stored locale always wins over a remembered one.
-    """
-
-    def __init__(self, manager: Manager) -> None:
-        self.manager = manager
-        self._remembered: dict[int, str] = {}
-
-    async def locale(self, user_id: int | None) -> str:
-        if user_id is None:
-            return "en-US"
-        stored = await self.manager.user_locale(user_id, default="")
-        return stored or self._remembered.get(user_id) or "en-US"
-
-    def remember(self, user_id: int, locale: str) -> None:
-        if len(self._remembered) > 10_000:
-            self._remembered.clear()
-        self._remembered[user_id] = locale
-
-    async def text_for(self, user_id: int | None) -> Text:
-        return Text(await self.locale(user_id))
 
 
 class NoticeRenderer:
@@ -115,8 +97,6 @@ class NoticeRenderer:
             tr = await self.locales.text_for(notice.user_id)
         else:
             tr = await self.thread_text(game)
-        if kind is NoticeKind.LOBBY:
-            return messages.lobby_message(tr, game)
         if kind is NoticeKind.STARTED:
             return await messages.started_message(tr, game, int(payload.get("first_seat", 0)))
         if kind is NoticeKind.DRAFT_PROMPT:
@@ -147,7 +127,10 @@ class NoticeRenderer:
                 return None  # they acted meanwhile
             return messages.reminder_message(tr, game, final=bool(payload.get("final")),
                                              in_thread=notice.user_id is None, user_id=uid,
-                                             waiting=payload.get("waiting"))
+                                             waiting=payload.get("waiting"),
+                                             overdue=bool(payload.get("overdue")),
+                                             next_at=_when(payload.get("next_at")),
+                                             idle_days=float(payload.get("idle_days", 30)))
         if kind is NoticeKind.SEAT_CHANGED:
             return messages.seat_changed_message(tr, game, int(payload.get("seat", 0)),
                                                  str(payload.get("reason", "other")))
@@ -156,6 +139,16 @@ class NoticeRenderer:
         if kind is NoticeKind.DM_FALLBACK:
             uid = int(payload.get("user_id") or 0)
             return messages.dm_fallback_message(tr, game, uid)
+        if kind is NoticeKind.AUTOPLAYED:
+            assert notice.user_id is not None
+            events = messages.events_from_payload(payload.get("events"))
+            return await messages.autoplayed_message(tr, game, notice.user_id,
+                                                     int(payload.get("seat", 0)), events)
+        if kind is NoticeKind.SETUP_FAILED:
+            return Outgoing(tr("setup.failed", game=game.id,
+                               reason=str(payload.get("reason") or "")))
+        if kind is NoticeKind.LOBBY:
+            return messages.lobby_message(tr, game)
         log.warning("unknown notice kind %s", kind)
         return None
 
@@ -163,33 +156,96 @@ class NoticeRenderer:
 class DiscordDelivery:
     """The outbox ``Delivery`` that posts to Discord."""
 
-    def __init__(self, bot: CalicoBot) -> None:
+    def __init__(self, bot: App) -> None:
         self.bot = bot
+        self.client: discord.Client = bot  # type: ignore[assignment]
         self.renderer = NoticeRenderer(bot.manager, bot.locales)
 
-    async def deliver(self, notice: Notice) -> None:
+    async def deliver(self, notice: Notice) -> Receipt | None:
         try:
             game = await self.bot.manager.get_game(notice.game_id)
         except ManagerError:
-            return  # the game is gone: nothing to say
+            return SKIPPED  # the game is gone: nothing to say
+        if notice.kind is NoticeKind.OPEN_THREAD:
+            return await self._open_thread(game)
         out = await self.renderer.build(notice, game)
         if out is None:
-            return
+            return SKIPPED
         if notice.user_id is not None:
-            await self._dm(notice, game, out)
-        elif notice.kind is NoticeKind.LOBBY:
-            await self._edit_lobby(notice, game, out)
-        else:
-            await self._post(notice, game, out)
+            return await self._dm(notice, game, out)
+        if notice.kind is NoticeKind.LOBBY:
+            return await self._lobby(notice, game, out)
+        return await self._post(notice, game, out)
+
+    # ------------------------------------------------------------------ opening the thread
+
+    async def _open_thread(self, game: GameInfo) -> Receipt:
+        if game.thread_id is not None:
+            return Receipt(NoticeStatus.DONE, game.thread_id)  # opened (or attached) already
+        if not game.status.active:
+            return SKIPPED
+        tr = await self.bot.thread_text(game)
+        try:
+            channel = self.client.get_channel(game.channel_id) or \
+                await self.client.fetch_channel(game.channel_id)
+        except discord.NotFound:
+            await self._gone(game.channel_id)
+            raise DeliveryError("the channel is gone", permanent=True) from None
+        except discord.Forbidden:
+            await self._setup_failed(game, tr("setup.no_access"))
+            raise DeliveryError("no access to the channel", permanent=True) from None
+        if not isinstance(channel, discord.TextChannel):
+            await self._setup_failed(game, tr("start.text_channel_only"))
+            raise DeliveryError("not a text channel", permanent=True)
+        host = game.seats[0].name if game.seats else ""
+        name = p.clip(tr("lobby.thread_name", game=game.id, host=host), 100)
+        thread = await self._find_thread(channel, game)
+        if thread is None:
+            try:
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread,
+                    auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+            except discord.Forbidden:
+                await self._setup_failed(game, tr("perm.missing",
+                                                  perms=tr("perm.create_public_threads")))
+                raise DeliveryError("may not create threads", permanent=True) from None
+            except discord.NotFound:
+                await self._gone(game.channel_id)
+                raise DeliveryError("the channel is gone", permanent=True) from None
+            except discord.HTTPException as e:
+                raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
+        await self.bot.manager.attach_thread(game.id, thread.id)
+        return Receipt(NoticeStatus.DONE, thread.id)
+
+    async def _find_thread(self, channel: discord.TextChannel,
+                           game: GameInfo) -> discord.Thread | None:
+        """The game's thread, if a crash came after Discord made it and before we recorded it:
+        an active thread of this channel, created by the bot, whose name carries the game."""
+        me = self.client.user
+        mark = f"#{game.id} "
+        candidates = list(channel.threads)
+        with contextlib.suppress(discord.HTTPException):
+            candidates += [t for t in await channel.guild.active_threads()
+                           if t.parent_id == channel.id]
+        for thread in candidates:
+            if me is not None and thread.owner_id == me.id and mark in f"{thread.name} ":
+                return thread
+        return None
+
+    async def _setup_failed(self, game: GameInfo, reason: str) -> None:
+        try:
+            await self.bot.manager.setup_failed(game.id, reason)
+        except Exception:
+            log.exception("setup_failed(%s) failed", game.id)
 
     # ------------------------------------------------------------------ DMs
 
-    async def _dm(self, notice: Notice, game: GameInfo, out: Outgoing) -> None:
+    async def _dm(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
         assert notice.user_id is not None
         try:
-            channel = await self.bot.create_dm(discord.Object(id=notice.user_id))
-            await channel.send(nonce=nonce_for(notice.key),
-                               **out.send_kwargs())
+            channel = await self.client.create_dm(discord.Object(id=notice.user_id))
+            message = await channel.send(nonce=nonce_for(notice.key), **out.send_kwargs())
+            return Receipt(NoticeStatus.DONE, message.id)
         except discord.Forbidden as e:
             if notice.kind is NoticeKind.REMINDER:
                 await self._reminder_in_thread(notice, game)
@@ -207,9 +263,13 @@ class DiscordDelivery:
         """A reminder that could not go by DM still reaches the player: in the thread."""
         assert notice.user_id is not None
         tr = await self.renderer.thread_text(game)
-        out = messages.reminder_message(tr, game, final=bool(notice.payload.get("final")),
+        payload = notice.payload
+        out = messages.reminder_message(tr, game, final=bool(payload.get("final")),
                                         in_thread=True, user_id=notice.user_id,
-                                        waiting=notice.payload.get("waiting"))
+                                        waiting=payload.get("waiting"),
+                                        overdue=bool(payload.get("overdue")),
+                                        next_at=_when(payload.get("next_at")),
+                                        idle_days=float(payload.get("idle_days", 30)))
         try:
             await self._post(notice, game, out, nonce=nonce_for(notice.key + "t"))
         except DeliveryError:
@@ -217,25 +277,16 @@ class DiscordDelivery:
 
     # ------------------------------------------------------------------ the thread
 
-    async def _thread(self, game: GameInfo) -> discord.Thread | discord.abc.Messageable | None:
-        target = game.thread_id or None
-        if target is None:
-            return None
-        channel = self.bot.get_channel(target)
-        if channel is None:
-            try:
-                fetched = await self.bot.fetch_channel(target)
-            except discord.NotFound:
-                await self._gone(target)
-                raise DeliveryError("thread deleted", permanent=True) from None
-            except discord.Forbidden:
-                raise DeliveryError("no access to the thread", permanent=True) from None
-            except discord.HTTPException as e:
-                raise DeliveryError(f"fetching the thread failed: {e.status}") from None
-            channel = fetched
-        if isinstance(channel, discord.Thread | discord.TextChannel | discord.DMChannel):
+    def _thread(self, game: GameInfo) -> discord.abc.Messageable:
+        """The game's thread: cached when one of this process's shards holds the server,
+        else a handle that posts to it by id over HTTP."""
+        if game.thread_id is None:
+            raise DeliveryError("the game has no thread", undeliverable=True)
+        channel = self.client.get_channel(game.thread_id)
+        if isinstance(channel, discord.Thread | discord.TextChannel):
             return channel
-        return None
+        return self.client.get_partial_messageable(
+            game.thread_id, guild_id=game.guild_id, type=discord.ChannelType.public_thread)
 
     async def _gone(self, channel_id: int) -> None:
         try:
@@ -243,60 +294,72 @@ class DiscordDelivery:
         except Exception:
             log.exception("channel_gone(%s) failed", channel_id)
 
-    async def _unarchive(self, thread: discord.Thread) -> None:
+    async def _unarchive(self, game: GameInfo) -> None:
+        assert game.thread_id is not None
         try:
-            await thread.edit(archived=False)
+            thread = self.client.get_channel(game.thread_id) or \
+                await self.client.fetch_channel(game.thread_id)
+            if isinstance(thread, discord.Thread):
+                await thread.edit(archived=False)
         except discord.HTTPException as e:
             raise DeliveryError(f"unarchiving failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
 
     async def _post(self, notice: Notice, game: GameInfo, out: Outgoing,
-                    nonce: str | None = None) -> None:
-        channel = await self._thread(game)
-        if channel is None:
-            return  # no thread (never attached): nowhere to post
+                    nonce: str | None = None) -> Receipt:
+        channel = self._thread(game)
         if isinstance(channel, discord.Thread) and channel.archived:
-            await self._unarchive(channel)
-        kwargs = out.send_kwargs()
+            await self._unarchive(game)
         nonce = nonce or nonce_for(notice.key)
         try:
-            await channel.send(nonce=nonce, **kwargs)
-            return
+            message = await channel.send(nonce=nonce, **out.send_kwargs())
+            return Receipt(NoticeStatus.DONE, message.id)
         except discord.NotFound as e:
             if e.code in (UNKNOWN_CHANNEL, 0):
-                await self._gone(channel.id if isinstance(channel, discord.Thread) else 0)
+                await self._gone(game.thread_id or 0)
             raise DeliveryError("thread deleted", permanent=True) from None
         except discord.Forbidden as e:
-            if e.code != ARCHIVED or not isinstance(channel, discord.Thread):
+            if e.code != ARCHIVED:
                 raise DeliveryError(f"not allowed to post ({e.code})", permanent=True) from None
         except discord.HTTPException as e:
-            if e.code != ARCHIVED or not isinstance(channel, discord.Thread):
+            if e.code != ARCHIVED:
                 raise DeliveryError(f"post failed: {e.status} {e.code}") from None
         # Archived between our check and the post: revive it and try once more.
-        await self._unarchive(channel)
+        await self._unarchive(game)
         try:
-            await channel.send(nonce=nonce, **out.send_kwargs())
+            message = await channel.send(nonce=nonce, **out.send_kwargs())
         except discord.HTTPException as e:
             raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}") from None
+        return Receipt(NoticeStatus.DONE, message.id)
 
-    async def _edit_lobby(self, notice: Notice, game: GameInfo, out: Outgoing) -> None:
-        """The lobby message is edited in place (a new one is posted if it vanished)."""
-        if game.lobby_message_id is None or game.thread_id is None:
-            return
-        channel = await self._thread(game)
-        if channel is None or not isinstance(channel, discord.Thread | discord.TextChannel):
-            return
+    async def _lobby(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
+        """The lobby message: posted in the thread the first time (and recorded at once), then
+        edited in place; posted again if it vanished while the lobby is open."""
+        if game.lobby_message_id is None:
+            if game.status is not GameStatus.LOBBY:
+                return SKIPPED  # a table that never had a lobby message (solo)
+            receipt = await self._post(notice, game, out)
+            assert receipt.message_id is not None and game.thread_id is not None
+            await self.bot.manager.attach_thread(game.id, game.thread_id, receipt.message_id)
+            return receipt
+        channel = self._thread(game)
         if isinstance(channel, discord.Thread) and channel.archived:
-            await self._unarchive(channel)
-        message = channel.get_partial_message(game.lobby_message_id)
+            await self._unarchive(game)
+        message = channel.get_partial_message(game.lobby_message_id)  # type: ignore[attr-defined]
         try:
             await message.edit(**out.edit_kwargs())
         except discord.NotFound:
             if game.status is GameStatus.LOBBY:
-                await self._post(notice, game, out)
+                receipt = await self._post(notice, game, out)
+                assert receipt.message_id is not None and game.thread_id is not None
+                await self.bot.manager.attach_thread(game.id, game.thread_id,
+                                                     receipt.message_id)
+                return receipt
+            return SKIPPED
         except discord.HTTPException as e:
             raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
+        return Receipt(NoticeStatus.DONE, game.lobby_message_id)
 
 
 def describe(out: Outgoing) -> dict[str, Any]:

@@ -41,6 +41,8 @@ class LiveGame:
     updated_at: int
     seats: tuple[SeatRow, ...]
     flags: int = 0
+    rematch_of: int | None = None  # the game this one is a rematch of
+    challenge_week: str | None = None  # the weekly challenge it plays (a solo game)
 
     @classmethod
     def from_row(cls, row: GameRow) -> LiveGame:
@@ -57,7 +59,8 @@ class LiveGame:
             state=state, config_json=None if state is None else encode_config(state),
             version=row.version, ply=row.ply, deadline_at=row.deadline_at,
             end_reason=row.end_reason, created_at=row.created_at, updated_at=row.updated_at,
-            seats=row.seats, flags=row.flags,
+            seats=row.seats, flags=row.flags, rematch_of=row.rematch_of,
+            challenge_week=row.challenge_week,
         )
 
     def person(self, user_id: int) -> SeatRow | None:

@@ -367,6 +367,10 @@ class Manager:
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
+        if g.rematch_of is not None:
+            cols["rematch_of"] = g.rematch_of
+        if g.challenge_week is not None:
+            cols["challenge_week"] = g.challenge_week
         game_id = await self.store.create_game(NewGame(
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
@@ -1144,7 +1148,8 @@ class Manager:
                 "seat": timer.seat, "deadline_at": _iso(deadline), "final": final,
                 "action": g.options.timeout_action.value, "phase": g.status.value,
                 "waiting": waiting, "overdue": deadline is not None and now >= deadline,
-                "next_at": _iso(next_due) if not final else None}
+                "next_at": _iso(next_due) if not final else None,
+                "idle_days": self.config.idle_days}
             if in_thread:
                 tx.thread(NoticeKind.REMINDER, user_id=row.user_id, in_thread=True, **payload)
             else:

@@ -24,6 +24,29 @@ class Events(CalicoCog):
         user = self.bot.user
         log.info("ready as %s in %d servers", user, len(self.bot.guilds))
 
+    # Per-shard status: each shard's connection, resumption and loss, one line each.
+    @commands.Cog.listener()
+    async def on_shard_connect(self, shard_id: int) -> None:
+        log.info("shard %d connected", shard_id)
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        log.info("shard %d ready (latency %s)", shard_id, self._latency(shard_id))
+
+    @commands.Cog.listener()
+    async def on_shard_resumed(self, shard_id: int) -> None:
+        log.info("shard %d resumed", shard_id)
+
+    @commands.Cog.listener()
+    async def on_shard_disconnect(self, shard_id: int) -> None:
+        log.warning("shard %d disconnected", shard_id)
+
+    def _latency(self, shard_id: int) -> str:
+        shard = self.bot.get_shard(shard_id)
+        if shard is None or shard.latency != shard.latency:  # NaN before a heartbeat
+            return "unknown"
+        return f"{shard.latency * 1000:.0f} ms"
+
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self._gone(payload.thread_id)

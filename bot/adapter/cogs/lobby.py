@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
-from pydantic import ValidationError
 
 from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice
-from bot.adapter.ui import messages, respond
+from bot.adapter.options import BadOptionError, solo_options, start_options
+from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core.models import GameInfo, LobbyOptions, ManagerError, UserRef
+from bot.core.models import GameInfo, UserRef
 from bot.i18n import Text
-from engine.config import Restriction, Setup
+from engine.config import Restriction
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot
@@ -73,29 +73,28 @@ class Lobby(CalicoCog):
         self.bot.locales.remember(host.id, host.locale)
         return host
 
-    async def _open_game(self, interaction: discord.Interaction[Any], host: UserRef,
-                         options: LobbyOptions, tr: Text) -> tuple[GameInfo, discord.Thread]:
-        """A new lobby in this channel and its thread (the lobby ends if no thread opens)."""
-        guild = interaction.guild
-        assert guild is not None and interaction.channel is not None
-        game = await self.bot.manager.create_game(host, guild.id, interaction.channel.id,
-                                                  options)
-        return game, await self._open_thread(interaction, game, tr)
+    async def _wait_for_thread(self, game_id: int, timeout: float = 10.0) -> GameInfo:
+        """The game once its thread is open (the outbox opens it, in this process or another),
+        or as it stands after ``timeout`` (the answer then says it is on its way)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        delay = 0.05
+        while True:
+            game = await self.bot.manager.get_game(game_id, fresh=True)
+            if game.thread_id is not None or not game.status.active or loop.time() > end:
+                return game
+            await asyncio.sleep(delay)
+            delay = min(0.5, delay * 1.5)
 
-    async def _open_thread(self, interaction: discord.Interaction[Any], game: GameInfo,
-                           tr: Text) -> discord.Thread:
-        channel = interaction.channel
-        assert isinstance(channel, discord.TextChannel)
-        name = tr("lobby.thread_name", game=game.id, host=interaction.user.display_name)
-        try:
-            return await channel.create_thread(
-                name=p.clip(name, 100), type=discord.ChannelType.public_thread,
-                auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-        except discord.HTTPException:
-            # No thread, no game: end the lobby so it does not linger in /calico games.
-            with contextlib.suppress(ManagerError):
-                await self.bot.manager.cancel(game.id, interaction.user.id)
-            raise
+    def _opened(self, tr: Text, game: GameInfo, key: str, host: UserRef | None) -> Outgoing:
+        if game.thread_id is None and not game.status.active:
+            return Outgoing(tr("setup.failed", game=game.id, reason=""))
+        if game.thread_id is None:
+            return Outgoing(tr("setup.waiting", game=game.id))
+        text = tr(key, game=game.id, thread=p.channel_mention(game.thread_id))
+        if host is not None:
+            text = tr("lobby.starter", host=p.mention(host.id)) + "\n" + text
+        return Outgoing(text)
 
     # ------------------------------------------------------------------ /calico start
 
@@ -126,33 +125,25 @@ class Lobby(CalicoCog):
             return
         tr = Text(interaction.locale)
         try:
-            options = LobbyOptions(
-                players=players, setup=Setup(setup), family=variant in ("family", "family_lower"),
-                lower_variance=variant in ("lower", "family_lower"),
-                restriction=None if restriction == "none" else Restriction(restriction),
-                turn_hours=float(turn_hours), timeout_action=timeout, first=first,
-                ai_level=level)
-        except (ValidationError, ValueError) as e:
-            reason = "; ".join(str(err.get("msg", "")) for err in e.errors()) if isinstance(
-                e, ValidationError) else str(e)
-            await interaction.response.send_message(tr("start.bad_options", reason=reason),
-                                                    ephemeral=True)
-            return
-        if computers >= players:
-            await interaction.response.send_message(tr("start.computers_too_many"),
-                                                    ephemeral=True)
+            options = start_options(players=players, setup=setup, variant=variant,
+                                    restriction=restriction, computers=computers, level=level,
+                                    turn_hours=turn_hours, timeout=timeout, first=first)
+        except BadOptionError as e:
+            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
         host = self._host(interaction)
+        guild, channel = interaction.guild, interaction.channel
+        assert guild is not None and channel is not None
 
         async def work() -> Outgoing:
-            game, thread = await self._open_game(interaction, host, options, tr)
-            lobby = await thread.send(**messages.lobby_message(tr, game).send_kwargs())
-            game = await self.bot.manager.attach_thread(game.id, thread.id, lobby.id)
-            for _ in range(computers):
-                game = await self.bot.manager.add_computer(game.id, host.id, level)
-            return Outgoing(tr("lobby.starter", host=p.mention(host.id)) + "\n"
-                            + tr("lobby.opened", game=game.id,
-                                 thread=p.channel_mention(thread.id)))
+            # One transaction: the lobby, its computer seats, and the notices that open its
+            # thread and post the lobby message there (a crash anywhere leaves a table the
+            # outbox finishes setting up).
+            game = await self.bot.manager.create_game(
+                host, guild.id, channel.id, options, computers=[level] * computers,
+                open_thread=True)
+            game = await self._wait_for_thread(game.id)
+            return self._opened(tr, game, "lobby.opened", host)
 
         await respond.reply(interaction, work(), ephemeral=False)
 
@@ -169,17 +160,21 @@ class Lobby(CalicoCog):
         if not await self._check_place(interaction):
             return
         tr = Text(interaction.locale)
-        options = LobbyOptions(
-            players=1, setup=Setup(setup), scenario=scenario,
-            restriction=None if restriction == "none" else Restriction(restriction))
+        try:
+            options = solo_options(scenario=scenario, setup=setup, restriction=restriction)
+        except BadOptionError as e:
+            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            return
         host = self._host(interaction)
+        guild, channel = interaction.guild, interaction.channel
+        assert guild is not None and channel is not None
 
         async def work() -> Outgoing:
-            game, thread = await self._open_game(interaction, host, options, tr)
-            await self.bot.manager.attach_thread(game.id, thread.id)
-            game = await self.bot.manager.start(game.id, host.id)
-            return Outgoing(tr("lobby.solo_opened", game=game.id,
-                               thread=p.channel_mention(thread.id)))
+            # Created and dealt in one transaction: never left waiting in a lobby.
+            game = await self.bot.manager.create_game(
+                host, guild.id, channel.id, options, open_thread=True, start=True)
+            game = await self._wait_for_thread(game.id)
+            return self._opened(tr, game, "lobby.solo_opened", None)
 
         await respond.reply(interaction, work(), ephemeral=False)
 

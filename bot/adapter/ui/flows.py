@@ -10,29 +10,20 @@ legality, turn order and ply checks are the manager's and the engine's."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 
+from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import messages, respond
+from bot.adapter.ui import items, messages, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
 from engine.hexgrid import parse_cell
 
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
-
 log = logging.getLogger("calico.flows")
-
-
-def bot_of(interaction: discord.Interaction[Any]) -> CalicoBot:
-    from bot.adapter.client import CalicoBot
-
-    client = interaction.client
-    assert isinstance(client, CalicoBot)
-    return client
 
 
 def user_ref(interaction: discord.Interaction[Any]) -> UserRef:
@@ -53,7 +44,7 @@ def _ensure_ply(game: GameInfo, ply: int) -> None:
 
 
 async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -> None:
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     manager = bot.manager
     me = user_ref(interaction)
 
@@ -80,7 +71,7 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
 async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemoveId,
                        values: list[str]) -> None:
     """The host removes a computer seat (anyone else gets a private refusal)."""
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
 
     async def work() -> Outgoing:
         value = values[0] if values else ""
@@ -105,7 +96,7 @@ def _order_from(values: list[str]) -> tuple[int, int, int]:
 
 async def draft_pick(interaction: discord.Interaction[Any], cid: ids.DraftId,
                      values: list[str]) -> None:
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
 
     async def work() -> Outgoing:
@@ -127,7 +118,7 @@ def _ensure_draft(game: GameInfo, user_id: int) -> None:
 
 
 async def draft_confirm(interaction: discord.Interaction[Any], cid: ids.DraftConfirmId) -> None:
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
     uid = interaction.user.id
 
@@ -147,7 +138,7 @@ async def draft_confirm(interaction: discord.Interaction[Any], cid: ids.DraftCon
 
 
 async def draft_back(interaction: discord.Interaction[Any], cid: ids.DraftBackId) -> None:
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
 
     async def work() -> Outgoing:
@@ -164,7 +155,7 @@ async def draft_back(interaction: discord.Interaction[Any], cid: ids.DraftBackId
 async def cell_pick(interaction: discord.Interaction[Any], cid: ids.CellId,
                     values: list[str]) -> None:
     """A cell chosen for a tile: show the tile in place and what it earns (read only)."""
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
     uid = interaction.user.id
 
@@ -186,7 +177,7 @@ async def cell_pick(interaction: discord.Interaction[Any], cid: ids.CellId,
 
 async def take(interaction: discord.Interaction[Any], cid: ids.TakeId) -> None:
     """The commit: place the tile and take the market tile (or just place, on the last turn)."""
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
     uid = interaction.user.id
 
@@ -200,7 +191,7 @@ async def take(interaction: discord.Interaction[Any], cid: ids.TakeId) -> None:
 
 async def undo(interaction: discord.Interaction[Any], cid: ids.UndoId) -> None:
     """Back to choosing a tile and a cell (nothing was committed)."""
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
     uid = interaction.user.id
 
@@ -219,7 +210,7 @@ async def undo(interaction: discord.Interaction[Any], cid: ids.UndoId) -> None:
 async def show_hand(interaction: discord.Interaction[Any], game_id: int) -> None:
     """The "Show my hand" button and ``/calico hand``: the private panel, with the turn
     controls when it is the player's turn (also the fallback when DMs are closed)."""
-    bot = bot_of(interaction)
+    bot = app_of(interaction)
     tr = Text(interaction.locale)
     uid = interaction.user.id
 
@@ -236,3 +227,35 @@ async def hand_panel(tr: Text, game: GameInfo, user_id: int) -> Outgoing:
     if game.status is GameStatus.DRAFT and user_id in game.drafting_user_ids:
         return await messages.draft_panel(tr, game, user_id)
     return await messages.turn_panel(tr, game, user_id)
+
+
+# --------------------------------------------------------------------------- routing
+
+Handler = Callable[[Any, discord.Interaction[Any]], Awaitable[None]]
+
+
+def _values(item: Any) -> list[str]:
+    return list(item.item.values)
+
+
+ROUTES: dict[type[Any], Handler] = {
+    items.LobbyButton: lambda it, ix: lobby_click(ix, it.cid),
+    items.LobbyRemoveSelect: lambda it, ix: lobby_remove(ix, it.cid, _values(it)),
+    items.DraftSelect: lambda it, ix: draft_pick(ix, it.cid, _values(it)),
+    items.DraftConfirmButton: lambda it, ix: draft_confirm(ix, it.cid),
+    items.DraftBackButton: lambda it, ix: draft_back(ix, it.cid),
+    items.CellSelect: lambda it, ix: cell_pick(ix, it.cid, _values(it)),
+    items.TakeButton: lambda it, ix: take(ix, it.cid),
+    items.UndoButton: lambda it, ix: undo(ix, it.cid),
+    items.HandButton: lambda it, ix: show_hand(ix, it.cid.game),
+}
+
+
+async def route(item: Any, interaction: discord.Interaction[Any]) -> None:
+    """Hand a click on one of the game's items to its handler."""
+    handler = ROUTES.get(type(item))
+    if handler is None:
+        log.error("no handler for %s", type(item).__name__)
+        await respond.refuse(interaction, "stale")
+        return
+    await handler(item, interaction)

@@ -1,31 +1,38 @@
 """The game's buttons and selects as ``DynamicItem`` templates.
 
-Each class matches one custom-id template of :mod:`bot.adapter.ui.custom_ids`. The client
-registers them all once (``add_dynamic_items`` in ``setup_hook``), so a click on any message,
-sent before or after a restart, is parsed back into its id value and handed to
-:mod:`bot.adapter.ui.flows`, which talks to the game manager. ``from_custom_id`` only parses
-(discord.py swallows errors raised there)."""
+Each class matches one custom-id template of :mod:`bot.adapter.ui.custom_ids`. The client registers
+them all once (``add_dynamic_items`` in ``setup_hook``), so a click on any message, sent before or
+after a restart, is parsed back into its id value. A click then goes through the bot (the
+:class:`~bot.adapter.context.App` protocol): ``admit`` first (refused while shutting down), then
+``on_click``, which routes it to its handler in :mod:`bot.adapter.ui.flows`. This module imports
+neither the flows nor the client: the flows import the views, the views these items.
+``from_custom_id`` only parses (discord.py swallows errors raised there).
+"""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import discord
 
+from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 _Id = TypeVar("_Id", bound=ids.ParsedId)
 
 
-def flows() -> ModuleType:
-    """The click handlers (imported late: they import the views, which import these items)."""
-    import bot.adapter.ui.flows
+class _Routed:
+    """What every item does with a click: ask the bot to admit it, then to route it."""
 
-    return bot.adapter.ui.flows
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)  # passes DynamicItem its template
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return await app_of(interaction).admit(interaction)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await app_of(interaction).on_click(self, interaction)  # type: ignore[arg-type]
 
 
 def _parse(template: str, match: re.Match[str], kind: type[_Id]) -> _Id:
@@ -42,7 +49,8 @@ def _select(custom_id: str, placeholder: str, options: list[discord.SelectOption
                              options=options or [], min_values=1, max_values=1, row=row)
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.LOBBY_TEMPLATE):
+class LobbyButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                  template=ids.LOBBY_TEMPLATE):
     def __init__(self, cid: ids.LobbyId, label: str = "",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, *,
                  row: int | None = None, emoji: str | None = None) -> None:
@@ -55,11 +63,9 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.L
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> LobbyButton:
         return cls(_parse(ids.LOBBY_TEMPLATE, match, ids.LobbyId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().lobby_click(interaction, self.cid)
 
 
-class LobbyRemoveSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
+class LobbyRemoveSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
                         template=ids.LOBBY_REMOVE_TEMPLATE):
     def __init__(self, cid: ids.LobbyRemoveId, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None, *,
@@ -73,11 +79,10 @@ class LobbyRemoveSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
                              ) -> LobbyRemoveSelect:
         return cls(_parse(ids.LOBBY_REMOVE_TEMPLATE, match, ids.LobbyRemoveId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().lobby_remove(interaction, self.cid, list(self.item.values))
 
 
-class DraftSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.DRAFT_TEMPLATE):
+class DraftSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
+                  template=ids.DRAFT_TEMPLATE):
     def __init__(self, cid: ids.DraftId, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(_select(cid.encode(), placeholder, options))
@@ -88,11 +93,9 @@ class DraftSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.D
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> DraftSelect:
         return cls(_parse(ids.DRAFT_TEMPLATE, match, ids.DraftId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().draft_pick(interaction, self.cid, list(self.item.values))
 
 
-class DraftConfirmButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+class DraftConfirmButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
                          template=ids.DRAFT_CONFIRM_TEMPLATE):
     def __init__(self, cid: ids.DraftConfirmId, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label or "OK", style=discord.ButtonStyle.success,
@@ -105,11 +108,9 @@ class DraftConfirmButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                              ) -> DraftConfirmButton:
         return cls(_parse(ids.DRAFT_CONFIRM_TEMPLATE, match, ids.DraftConfirmId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().draft_confirm(interaction, self.cid)
 
 
-class DraftBackButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+class DraftBackButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
                       template=ids.DRAFT_BACK_TEMPLATE):
     def __init__(self, cid: ids.DraftBackId, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label or "Back",
@@ -123,11 +124,10 @@ class DraftBackButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                              ) -> DraftBackButton:
         return cls(_parse(ids.DRAFT_BACK_TEMPLATE, match, ids.DraftBackId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().draft_back(interaction, self.cid)
 
 
-class CellSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.CELL_TEMPLATE):
+class CellSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
+                 template=ids.CELL_TEMPLATE):
     def __init__(self, cid: ids.CellId, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None, *,
                  row: int | None = None) -> None:
@@ -139,11 +139,10 @@ class CellSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.CE
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> CellSelect:
         return cls(_parse(ids.CELL_TEMPLATE, match, ids.CellId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().cell_pick(interaction, self.cid, list(self.item.values))
 
 
-class TakeButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.TAKE_TEMPLATE):
+class TakeButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.TAKE_TEMPLATE):
     def __init__(self, cid: ids.TakeId, label: str = "",
                  style: discord.ButtonStyle = discord.ButtonStyle.primary, *,
                  row: int | None = None) -> None:
@@ -156,11 +155,10 @@ class TakeButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.TA
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> TakeButton:
         return cls(_parse(ids.TAKE_TEMPLATE, match, ids.TakeId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().take(interaction, self.cid)
 
 
-class UndoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.UNDO_TEMPLATE):
+class UndoButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.UNDO_TEMPLATE):
     def __init__(self, cid: ids.UndoId, label: str = "", *, row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label=label or "Undo",
                                            style=discord.ButtonStyle.secondary, row=row,
@@ -172,11 +170,10 @@ class UndoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.UN
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> UndoButton:
         return cls(_parse(ids.UNDO_TEMPLATE, match, ids.UndoId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().undo(interaction, self.cid)
 
 
-class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.HAND_TEMPLATE):
+class HandButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.HAND_TEMPLATE):
     def __init__(self, cid: ids.HandId, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label or "Hand",
                                            style=discord.ButtonStyle.secondary, emoji="🧵",
@@ -188,8 +185,6 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.HA
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> HandButton:
         return cls(_parse(ids.HAND_TEMPLATE, match, ids.HandId))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await flows().show_hand(interaction, self.cid.game)
 
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

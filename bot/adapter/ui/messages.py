@@ -11,6 +11,7 @@ thread posts use ``public_view``. Neither carries the bag or the seed.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -315,13 +316,16 @@ async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -
 
 
 def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
-                     user_id: int, waiting: object = None) -> Outgoing:
+                     user_id: int, waiting: object = None, overdue: bool = False,
+                     next_at: dt.datetime | None = None, idle_days: float = 30) -> Outgoing:
     """A nudge with a jump link, also listing the player's other games waiting for them.
 
     ``in_thread``: their DMs are closed, so it is posted in the game's thread, pinging them,
-    with the "Show my hand" button to play from there."""
+    with the "Show my hand" button to play from there. ``overdue``: past the deadline (the
+    game keeps reminding), worded as such, with when the next reminder comes, if one does."""
     text = p.reminder_text(tr, game, final=final, deadline=game.deadline_at,
-                           in_thread=in_thread, user_id=user_id)
+                           in_thread=in_thread, user_id=user_id, overdue=overdue,
+                           next_at=next_at, idle_days=idle_days)
     others = [int(g) for g in waiting if int(g) != game.id] if isinstance(waiting, list) else []
     if others:
         text += "\n" + tr("reminder.also", games=", ".join(f"#{g}" for g in others))
@@ -329,6 +333,20 @@ def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
         return Outgoing(text)
     view = views.hand_view(tr, game.id) if game.status.active else None
     return Outgoing(text, ping=[user_id], view=view)
+
+
+async def autoplayed_message(tr: Text, game: GameInfo, user_id: int, seat: int,
+                             events: Sequence[Event]) -> Outgoing:
+    """The DM to a player whose turn a computer played when their time ran out: what was
+    played, then their panel as it is now (hand, quilt, market; the turn controls when it is
+    their turn again)."""
+    names = p.seat_names(game, tr)
+    name = names[seat] if 0 <= seat < len(names) else "?"
+    lines = [tr("autoplay.dm", game=game.id, url=p.thread_url(game)),
+             p.narrate_turn(tr, name, events, autoplayed=True)]
+    panel = await turn_panel(tr, game, user_id)
+    panel.content = p.clip("\n".join(lines) + "\n\n" + panel.content, 2000)
+    return panel
 
 
 def seat_changed_message(tr: Text, game: GameInfo, seat: int, reason: str) -> Outgoing:

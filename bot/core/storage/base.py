@@ -34,7 +34,8 @@ GAME_COLUMNS = frozenset({
     "status", "thread_id", "lobby_message_id", "host_id", "first_user_id", "engine_options",
     "state", "ply", "deadline_at", "end_reason", "flags",
 })
-NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options"}
+NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options", "rematch_of",
+                                   "challenge_week"}
 USER_COLUMNS = frozenset({"reminders", "dm_closed_at", "last_reminder_at", "describe"})
 THREAD = 0  # the recipient of a lane that posts in the game's thread (user ids are never 0)
 
@@ -45,6 +46,10 @@ class StorageError(Exception):
 
 class StaleWriteError(StorageError):
     """The optimistic version check failed: the game changed since it was read."""
+
+
+class DuplicateEntryError(StorageError):
+    """This person already has an attempt at this week's challenge (nothing was written)."""
 
 
 class NoticeStatus(StrEnum):
@@ -95,6 +100,8 @@ class GameRow:
     updated_at: int
     seats: tuple[SeatRow, ...]
     flags: int = 0
+    rematch_of: int | None = None
+    challenge_week: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +137,12 @@ class NoticeDraft:
     ply: int
     payload: str
     key: str | None = None  # None: the store names it "<game>.<version>.<index>"
+    channel_id: int | None = None  # a notice without a game: the channel it goes to
+
+    @property
+    def recipient(self) -> int:
+        """The lane: a person's DMs, a channel (no game), or the game's thread (0)."""
+        return self.user_id or self.channel_id or THREAD
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +188,72 @@ class TotalsRow:
 
 
 @dataclass(frozen=True, slots=True)
+class AchievementRow:
+    user_id: int
+    achievement: str
+    game_id: int
+    guild_id: int
+    earned_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """One player's skill rating in one scope (a server id, 0: every server). ``player`` is
+    ``u:<user id>`` or ``ai:<level>``; ``ordinal`` the conservative figure ranks use."""
+
+    scope: int
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+    updated_at: int
+
+
+RatingKey = tuple[int, str]  # (scope, player)
+
+
+@dataclass(slots=True)
+class RatingUpdate:
+    """Ratings to change with a result, in the same transaction: the store reads ``keys``
+    (locked against other processes), calls ``rate`` with what it found (None: unrated yet)
+    and writes back what it returns."""
+
+    keys: list[RatingKey]
+    rate: Callable[[dict[RatingKey, RatingRow | None]], list[RatingRow]]
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRow:
+    week: str
+    seed: int
+    options: str
+    starts_at: int
+    ends_at: int
+    closed_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRow:
+    week: str
+    user_id: int
+    game_id: int
+    guild_id: int
+    score: int | None = None
+    finished_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    game_id: int
+    seat: int
+    user_id: int | None
+    accuracy: float
+    data: str
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
 class Lane:
     """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id)."""
 
@@ -211,6 +290,9 @@ class GameWrite:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     skip_pending: bool = False  # drop the game's undelivered notices (its channel is gone)
+    achievements: list[AchievementRow] = field(default_factory=list)  # kept if new
+    ratings: RatingUpdate | None = None
+    challenge_score: tuple[str, int, int] | None = None  # (week, user, score) at the end
 
 
 @dataclass(slots=True)
@@ -224,6 +306,8 @@ class NewGame:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     notices: list[NoticeDraft] = field(default_factory=list)
     timers: list[TimerRow] = field(default_factory=list)
+    # The person's attempt at this week's challenge (DuplicateEntryError if they have one).
+    challenge_entry: EntryRow | None = None
 
 
 # --------------------------------------------------------------------------- the interface
@@ -382,6 +466,62 @@ class Store(abc.ABC):
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
                           ) -> list[TotalsRow]: ...
 
+    @abc.abstractmethod
+    async def achievements(self, user_id: int) -> list[AchievementRow]: ...
+
+    @abc.abstractmethod
+    async def rating(self, scope: int, player: str) -> RatingRow | None: ...
+
+    @abc.abstractmethod
+    async def rating_board(self, scope: int, limit: int, min_games: int
+                           ) -> list[tuple[RatingRow, str]]:
+        """The best ``limit`` players of a scope with at least ``min_games`` rated games, by
+        ordinal, each with their name (people's from the users table)."""
+
+    # -- the weekly challenge
+    @abc.abstractmethod
+    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
+        """The week's challenge: ``row`` if none existed, else the stored one (so processes
+        racing to create it agree on one deal)."""
+
+    @abc.abstractmethod
+    async def challenge(self, week: str) -> ChallengeRow | None: ...
+
+    @abc.abstractmethod
+    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None: ...
+
+    @abc.abstractmethod
+    async def challenge_board(self, week: str, guild_id: int | None, limit: int
+                              ) -> list[tuple[EntryRow, str]]:
+        """Finished attempts of the week, best score first (in one server, or everywhere)."""
+
+    @abc.abstractmethod
+    async def challenges_to_close(self, now: int) -> list[ChallengeRow]: ...
+
+    @abc.abstractmethod
+    async def close_challenge(self, week: str, now: int, notices: Sequence[NoticeDraft]) -> bool:
+        """Close the week once (False if it was closed already, by anyone) and queue its
+        summaries in the same transaction."""
+
+    # -- reviews
+    @abc.abstractmethod
+    async def review(self, game_id: int, seat: int) -> ReviewRow | None: ...
+
+    @abc.abstractmethod
+    async def save_review(self, row: ReviewRow) -> ReviewRow:
+        """Keep a computed review (the first one stored wins; returns the stored one)."""
+
+    @abc.abstractmethod
+    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
+        """(reviewed games, mean accuracy) of a person."""
+
+    # -- servers
+    @abc.abstractmethod
+    async def guild_settings(self, guild_id: int) -> str | None: ...
+
+    @abc.abstractmethod
+    async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None: ...
+
     # -- small shared state (command sync fingerprints, cluster settings)
     @abc.abstractmethod
     async def get_state(self, key: str) -> str | None: ...
@@ -430,4 +570,5 @@ class Store(abc.ABC):
 
 # The tables a copy moves, parents first (foreign keys hold at every step).
 TABLES = ("games", "seats", "moves", "outbox", "lanes", "timers", "users", "results",
-          "player_totals", "app_state")
+          "player_totals", "app_state", "achievements", "ratings", "challenges",
+          "challenge_entries", "reviews", "guild_settings")

@@ -38,14 +38,23 @@ from bot.core.storage.base import (
     NEW_GAME_COLUMNS,
     TABLES,
     USER_COLUMNS,
+    AchievementRow,
+    ChallengeRow,
+    DuplicateEntryError,
+    EntryRow,
     GameRow,
     GameWrite,
     Lane,
     MoveRow,
     NewGame,
+    NoticeDraft,
     NoticeStatus,
     OutboxStats,
+    RatingKey,
+    RatingRow,
+    RatingUpdate,
     ResultRow,
+    ReviewRow,
     StaleWriteError,
     StorageError,
     Store,
@@ -54,28 +63,42 @@ from bot.core.storage.base import (
     UserRow,
 )
 from bot.core.storage.sqlite.store import (
+    CHALLENGE_BOARD_SQL,
+    CHALLENGE_FIELDS,
     COUNT_GAMES_SQL,
+    ENTRY_FIELDS,
     GAME_FIELDS,
+    INSERT_ACHIEVEMENT,
     INSERT_RESULTS,
     INSERT_SEATS,
     LEADERBOARD_SQL,
     NOTICE_FIELDS,
+    NOTICE_FROM,
     PRIMARY_KEYS,
+    RATING_BOARD_SQL,
+    RATING_FIELDS,
     RESULT_FIELDS,
+    REVIEW_FIELDS,
+    SCORE_ENTRY,
     SEAT_FIELDS,
     TIMER_FIELDS,
     TOTALS_SQL,
     UPSERT_NAMES,
+    UPSERT_RATING,
     UPSERT_TIMERS,
     USER_FIELDS,
     WAITING_SQL,
+    challenge_row,
+    entry_row,
     game_ids_query,
     game_row,
     lane_params,
     notice_params,
     notice_row,
+    rating_row,
     result_params,
     result_row,
+    review_row,
     seat_params,
     seat_row,
     timer_params,
@@ -192,6 +215,9 @@ SQL_INSERT_SEATS = pg(INSERT_SEATS)
 SQL_UPSERT_NAMES = pg(UPSERT_NAMES)
 SQL_UPSERT_TIMERS = pg(UPSERT_TIMERS)
 SQL_INSERT_RESULTS = pg(INSERT_RESULTS)
+SQL_INSERT_ACHIEVEMENT = pg(INSERT_ACHIEVEMENT)
+SQL_UPSERT_RATING = pg(UPSERT_RATING)
+SQL_SCORE_ENTRY = pg(SCORE_ENTRY)
 SQL_UPSERT_TOTALS = pg(
     "INSERT INTO player_totals (guild_id, user_id, games, wins, score_sum, best) "
     "VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
@@ -201,9 +227,9 @@ SQL_UPSERT_TOTALS = pg(
 # Many notices in one statement (one round trip); the count comes back in the status.
 SQL_INSERT_NOTICES = (
     "INSERT INTO outbox (game_id, kind, user_id, recipient, ply, payload, key, due_at, "
-    "created_at) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], "
-    "$5::int[], $6::text[], $7::text[], $8::bigint[], $9::bigint[]) "
-    "ON CONFLICT (key) DO NOTHING")
+    "created_at, channel_id) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], "
+    "$4::bigint[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], "
+    "$10::bigint[]) ON CONFLICT (key) DO NOTHING")
 SQL_UPSERT_LANES = (
     "INSERT INTO lanes (game_id, recipient, next_due) "
     "SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) "
@@ -215,7 +241,7 @@ SQL_CLAIM_LANES = (
     "FOR UPDATE SKIP LOCKED) c WHERE l.game_id = c.game_id AND l.recipient = c.recipient "
     "RETURNING l.game_id, l.recipient")
 SQL_LANE_NOTICES = pg(
-    f"SELECT {NOTICE_FIELDS} FROM outbox o JOIN games g ON g.id = o.game_id "
+    f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} "
     "WHERE o.game_id = ? AND o.recipient = ? AND o.status = 'pending' ORDER BY o.id LIMIT ?")
 SQL_CLAIM_TIMERS = (
     "UPDATE timers t SET owner = $1, lease_until = $2 FROM ("
@@ -319,6 +345,14 @@ class PostgresStore(Store):
             if new.timers:
                 await conn.executemany(SQL_UPSERT_TIMERS, timer_params(game_id, new.timers))
             queued = await self._queue(conn, game_id, 0, new)
+            if new.challenge_entry is not None:
+                e = new.challenge_entry
+                try:
+                    await conn.execute(
+                        "INSERT INTO challenge_entries (" + ENTRY_FIELDS + ") VALUES "
+                        "($1, $2, $3, $4, NULL, NULL)", e.week, e.user_id, game_id, e.guild_id)
+                except asyncpg.UniqueViolationError:
+                    raise DuplicateEntryError(f"{e.user_id} already played {e.week}") from None
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL,
                                f"g:{game_id}:0" + (":n" if queued else ""))
         if queued:
@@ -329,9 +363,15 @@ class PostgresStore(Store):
                      write: GameWrite | NewGame) -> int:
         if not write.notices:
             return 0
-        rows = notice_params(game_id, version, write.notices, write.now)
-        status = await conn.execute(SQL_INSERT_NOTICES, *_columns(rows, 9))
-        lanes = lane_params(game_id, write.notices, write.now)
+        return await self._queue_drafts(conn, game_id, version, write.notices, write.now)
+
+    async def _queue_drafts(self, conn: Conn, game_id: int, version: int,
+                            notices: Sequence[NoticeDraft], now: int) -> int:
+        if not notices:
+            return 0
+        rows = notice_params(game_id, version, notices, now)
+        status = await conn.execute(SQL_INSERT_NOTICES, *_columns(rows, 10))
+        lanes = lane_params(game_id, notices, now)
         await conn.execute(SQL_UPSERT_LANES, *_columns(lanes, 3))
         return _count(status)
 
@@ -403,11 +443,35 @@ class PostgresStore(Store):
                 await conn.executemany(SQL_UPSERT_NAMES, w.user_names)
             for user_id, cols in w.user_updates:
                 await self._update_user(conn, user_id, cols)
+            if w.achievements:
+                await conn.executemany(SQL_INSERT_ACHIEVEMENT, [
+                    (a.user_id, a.achievement, a.game_id, a.guild_id, a.earned_at)
+                    for a in w.achievements])
+            if w.ratings is not None:
+                await self._rate(conn, w.ratings)
+            if w.challenge_score is not None:
+                week, user_id, score = w.challenge_score
+                await conn.execute(SQL_SCORE_ENTRY, score, w.now, week, user_id)
             payload = f"g:{gid}:{w.expect_version + 1}" + (":n" if inserted else "")
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
         if inserted:
             self.notices_added.set()
         return inserted
+
+    @staticmethod
+    async def _rate(conn: Conn, update: RatingUpdate) -> None:
+        before: dict[RatingKey, RatingRow | None] = {}
+        # Sorted, so that two processes rating overlapping players lock rows in one order.
+        for scope, player in sorted(update.keys):
+            r = await conn.fetchrow(
+                f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = $1 AND player = $2 "
+                "FOR UPDATE", scope, player)
+            before[(scope, player)] = None if r is None else rating_row(r)
+        after = update.rate(before)
+        if after:
+            await conn.executemany(SQL_UPSERT_RATING, [
+                (r.scope, r.player, r.mu, r.sigma, r.ordinal, r.games, r.updated_at)
+                for r in after])
 
     @staticmethod
     async def _update_user(conn: Conn, user_id: int, cols: dict[str, Any]) -> None:
@@ -494,7 +558,7 @@ class PostgresStore(Store):
     async def notices(self, game_id: int | None = None) -> list[Notice]:
         where = "" if game_id is None else "WHERE o.game_id = $1"
         rows = await self.pool.fetch(
-            f"SELECT {NOTICE_FIELDS} FROM outbox o JOIN games g ON g.id = o.game_id {where} "
+            f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} {where} "
             "ORDER BY o.id", *(() if game_id is None else (game_id,)))
         return [notice_row(r) for r in rows]
 
@@ -575,6 +639,114 @@ class PostgresStore(Store):
                           ) -> list[TotalsRow]:
         rows = await self.pool.fetch(pg(LEADERBOARD_SQL), guild_id, min_games, limit)
         return [TotalsRow(*r) for r in rows]
+
+    async def achievements(self, user_id: int) -> list[AchievementRow]:
+        rows = await self.pool.fetch(
+            "SELECT user_id, achievement, game_id, guild_id, earned_at FROM achievements "
+            "WHERE user_id = $1 ORDER BY earned_at, achievement", user_id)
+        return [AchievementRow(*r) for r in rows]
+
+    async def rating(self, scope: int, player: str) -> RatingRow | None:
+        r = await self.pool.fetchrow(
+            f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = $1 AND player = $2",
+            scope, player)
+        return None if r is None else rating_row(r)
+
+    async def rating_board(self, scope: int, limit: int, min_games: int
+                           ) -> list[tuple[RatingRow, str]]:
+        rows = await self.pool.fetch(pg(RATING_BOARD_SQL), scope, min_games, limit)
+        return [(rating_row(r), str(r[7])) for r in rows]
+
+    # -- weekly challenge
+    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO challenges ({CHALLENGE_FIELDS}) VALUES ($1, $2, $3, $4, $5, $6) "
+                "ON CONFLICT (week) DO NOTHING", row.week, row.seed, row.options,
+                row.starts_at, row.ends_at, row.closed_at)
+            r = await conn.fetchrow(
+                f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE week = $1", row.week)
+        assert r is not None
+        return challenge_row(r)
+
+    async def challenge(self, week: str) -> ChallengeRow | None:
+        r = await self.pool.fetchrow(
+            f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE week = $1", week)
+        return None if r is None else challenge_row(r)
+
+    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None:
+        r = await self.pool.fetchrow(
+            f"SELECT {ENTRY_FIELDS} FROM challenge_entries WHERE week = $1 AND user_id = $2",
+            week, user_id)
+        return None if r is None else entry_row(r)
+
+    async def challenge_board(self, week: str, guild_id: int | None, limit: int
+                              ) -> list[tuple[EntryRow, str]]:
+        if guild_id is None:
+            rows = await self.pool.fetch(pg(CHALLENGE_BOARD_SQL.format(guild="")), week, limit)
+        else:
+            rows = await self.pool.fetch(
+                pg(CHALLENGE_BOARD_SQL.format(guild=" AND e.guild_id = ?")), week, guild_id,
+                limit)
+        return [(entry_row(r), str(r[6])) for r in rows]
+
+    async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
+        rows = await self.pool.fetch(
+            f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE closed_at IS NULL "
+            "AND ends_at <= $1 ORDER BY ends_at", now)
+        return [challenge_row(r) for r in rows]
+
+    async def close_challenge(self, week: str, now: int,
+                              notices: Sequence[NoticeDraft]) -> bool:
+        async with self.pool.acquire() as conn, conn.transaction():
+            status = await conn.execute(
+                "UPDATE challenges SET closed_at = $1 WHERE week = $2 AND closed_at IS NULL",
+                now, week)
+            if _count(status) != 1:
+                return False
+            queued = await self._queue_drafts(conn, 0, 0, notices, now)
+            if queued:
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, "n")
+        if notices:
+            self.notices_added.set()
+        return True
+
+    # -- reviews
+    async def review(self, game_id: int, seat: int) -> ReviewRow | None:
+        r = await self.pool.fetchrow(
+            f"SELECT {REVIEW_FIELDS} FROM reviews WHERE game_id = $1 AND seat = $2",
+            game_id, seat)
+        return None if r is None else review_row(r)
+
+    async def save_review(self, row: ReviewRow) -> ReviewRow:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES ($1, $2, $3, $4, $5, $6) "
+                "ON CONFLICT (game_id, seat) DO NOTHING", row.game_id, row.seat, row.user_id,
+                row.accuracy, row.data, row.created_at)
+            r = await conn.fetchrow(
+                f"SELECT {REVIEW_FIELDS} FROM reviews WHERE game_id = $1 AND seat = $2",
+                row.game_id, row.seat)
+        assert r is not None
+        return review_row(r)
+
+    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
+        r = await self.pool.fetchrow(
+            "SELECT count(*), avg(accuracy) FROM reviews WHERE user_id = $1", user_id)
+        assert r is not None
+        return int(r[0]), None if r[1] is None else float(r[1])
+
+    # -- servers
+    async def guild_settings(self, guild_id: int) -> str | None:
+        v = await self.pool.fetchval("SELECT data FROM guild_settings WHERE guild_id = $1",
+                                     guild_id)
+        return None if v is None else str(v)
+
+    async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None:
+        await self.pool.execute(
+            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data, "
+            "updated_at = excluded.updated_at", guild_id, data, now)
 
     # -- shared state
     async def get_state(self, key: str) -> str | None:

@@ -20,8 +20,11 @@ from bot.core.storage.base import (
     GAME_COLUMNS,
     NEW_GAME_COLUMNS,
     TABLES,
-    THREAD,
     USER_COLUMNS,
+    AchievementRow,
+    ChallengeRow,
+    DuplicateEntryError,
+    EntryRow,
     GameRow,
     GameWrite,
     Lane,
@@ -30,7 +33,11 @@ from bot.core.storage.base import (
     NoticeDraft,
     NoticeStatus,
     OutboxStats,
+    RatingKey,
+    RatingRow,
+    RatingUpdate,
     ResultRow,
+    ReviewRow,
     SeatRow,
     StaleWriteError,
     Store,
@@ -52,12 +59,15 @@ class Row(Protocol):
 GAME_FIELDS = (
     "id, status, guild_id, channel_id, thread_id, lobby_message_id, host_id, options, "
     "first_user_id, engine_options, state, version, ply, deadline_at, end_reason, created_at, "
-    "updated_at, flags")
+    "updated_at, flags, rematch_of, challenge_week")
 SEAT_FIELDS = "seat, user_id, name, ai_level, left_game, fallback_sent"
 TIMER_FIELDS = "game_id, kind, seat, due_at, deadline_at, reminders, failures"
+# A notice about no game (game_id 0) finds no game row: LEFT JOIN, its own channel_id.
 NOTICE_FIELDS = (
     "o.id, o.game_id, o.kind, o.user_id, o.ply, o.payload, o.key, o.attempts, o.created_at, "
-    "g.guild_id, g.channel_id, g.thread_id, o.status, o.message_id")
+    "coalesce(g.guild_id, 0), coalesce(g.channel_id, o.channel_id, 0), g.thread_id, o.status, "
+    "o.message_id")
+NOTICE_FROM = "outbox o LEFT JOIN games g ON g.id = o.game_id"
 USER_FIELDS = "user_id, name, locale, reminders, dm_closed_at, last_reminder_at, describe"
 RESULT_FIELDS = ("game_id, seat, user_id, guild_id, total, place, win, counted, breakdown, "
                  "finished_at")
@@ -68,7 +78,8 @@ def game_row(r: Row, seats: tuple[SeatRow, ...]) -> GameRow:
         id=r[0], status=r[1], guild_id=r[2], channel_id=r[3], thread_id=r[4],
         lobby_message_id=r[5], host_id=r[6], options=r[7], first_user_id=r[8],
         engine_options=r[9], state=r[10], version=r[11], ply=r[12], deadline_at=r[13],
-        end_reason=r[14], created_at=r[15], updated_at=r[16], flags=r[17], seats=seats)
+        end_reason=r[14], created_at=r[15], updated_at=r[16], flags=r[17], rematch_of=r[18],
+        challenge_week=r[19], seats=seats)
 
 
 def seat_row(r: Row) -> SeatRow:
@@ -105,13 +116,54 @@ def timer_params(game_id: int, timers: Sequence[TimerRow]) -> list[tuple[Any, ..
 
 def notice_params(game_id: int, version: int, notices: Sequence[NoticeDraft],
                   now: int) -> list[tuple[Any, ...]]:
-    return [(game_id, n.kind, n.user_id, n.user_id or THREAD, n.ply, n.payload,
-             n.key or f"{game_id}.{version}.{i}", now, now)
+    return [(game_id, n.kind, n.user_id, n.recipient, n.ply, n.payload,
+             n.key or f"{game_id}.{version}.{i}", now, now, n.channel_id)
             for i, n in enumerate(notices)]
 
 
 def lane_params(game_id: int, notices: Sequence[NoticeDraft], now: int) -> list[tuple[Any, ...]]:
-    return [(game_id, r, now) for r in dict.fromkeys(n.user_id or THREAD for n in notices)]
+    return [(game_id, r, now) for r in dict.fromkeys(n.recipient for n in notices)]
+
+
+def rating_row(r: Row) -> RatingRow:
+    return RatingRow(r[0], r[1], float(r[2]), float(r[3]), float(r[4]), r[5], r[6])
+
+
+def challenge_row(r: Row) -> ChallengeRow:
+    return ChallengeRow(r[0], r[1], r[2], r[3], r[4], r[5])
+
+
+def entry_row(r: Row) -> EntryRow:
+    return EntryRow(r[0], r[1], r[2], r[3], r[4], r[5])
+
+
+def review_row(r: Row) -> ReviewRow:
+    return ReviewRow(r[0], r[1], r[2], float(r[3]), r[4], r[5])
+
+
+RATING_FIELDS = "scope, player, mu, sigma, ordinal, games, updated_at"
+CHALLENGE_FIELDS = "week, seed, options, starts_at, ends_at, closed_at"
+ENTRY_FIELDS = "week, user_id, game_id, guild_id, score, finished_at"
+REVIEW_FIELDS = "game_id, seat, user_id, accuracy, data, created_at"
+UPSERT_RATING = (
+    f"INSERT INTO ratings ({RATING_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (scope, player) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+    "ordinal = excluded.ordinal, games = excluded.games, updated_at = excluded.updated_at")
+INSERT_ACHIEVEMENT = (
+    "INSERT INTO achievements (user_id, achievement, game_id, guild_id, earned_at) "
+    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, achievement) DO NOTHING")
+INSERT_ENTRY = f"INSERT INTO challenge_entries ({ENTRY_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
+SCORE_ENTRY = ("UPDATE challenge_entries SET score = ?, finished_at = ? "
+               "WHERE week = ? AND user_id = ? AND score IS NULL")
+RATING_BOARD_SQL = (
+    f"SELECT {', '.join('r.' + f for f in RATING_FIELDS.split(', '))}, coalesce(u.name, '') "
+    "FROM ratings r LEFT JOIN users u ON r.player = 'u:' || u.user_id "
+    "WHERE r.scope = ? AND r.games >= ? ORDER BY r.ordinal DESC, r.player LIMIT ?")
+CHALLENGE_BOARD_SQL = (
+    f"SELECT {', '.join('e.' + f for f in ENTRY_FIELDS.split(', '))}, coalesce(u.name, '') "
+    "FROM challenge_entries e LEFT JOIN users u ON u.user_id = e.user_id "
+    "WHERE e.week = ? AND e.score IS NOT NULL{guild} "
+    "ORDER BY e.score DESC, e.finished_at, e.user_id LIMIT ?")
 
 
 def result_params(results: Sequence[ResultRow]) -> list[tuple[Any, ...]]:
@@ -143,7 +195,7 @@ UPSERT_TIMERS = (
     "last_error = NULL")
 INSERT_NOTICES = (
     "INSERT INTO outbox (game_id, kind, user_id, recipient, ply, payload, key, due_at, "
-    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING")
+    "created_at, channel_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING")
 # A lane that is idle comes due now; one that is claimed or waiting for a retry keeps its time
 # (the new notice waits its turn behind the lane's head). DO UPDATE, not DO NOTHING: on
 # PostgreSQL it locks the lane row, which release_lane relies on.
@@ -216,6 +268,12 @@ def _create_game(conn: sqlite3.Connection, g: NewGame) -> int:
         conn.executemany(UPSERT_NAMES, g.user_names)
     conn.executemany(UPSERT_TIMERS, timer_params(game_id, g.timers))
     _queue(conn, game_id, 0, g.notices, g.now)
+    if g.challenge_entry is not None:
+        e = g.challenge_entry
+        try:
+            conn.execute(INSERT_ENTRY, (e.week, e.user_id, game_id, e.guild_id, None, None))
+        except sqlite3.IntegrityError:
+            raise DuplicateEntryError(f"{e.user_id} already played {e.week}") from None
     return game_id
 
 
@@ -261,7 +319,27 @@ def _commit(conn: sqlite3.Connection, w: GameWrite) -> int:
         conn.executemany(UPSERT_NAMES, w.user_names)
     for user_id, cols in w.user_updates:
         _update_user(conn, user_id, cols)
+    if w.achievements:
+        conn.executemany(INSERT_ACHIEVEMENT, [
+            (a.user_id, a.achievement, a.game_id, a.guild_id, a.earned_at)
+            for a in w.achievements])
+    if w.ratings is not None:
+        _rate(conn, w.ratings)
+    if w.challenge_score is not None:
+        week, user_id, score = w.challenge_score
+        conn.execute(SCORE_ENTRY, (score, w.now, week, user_id))
     return inserted
+
+
+def _rate(conn: sqlite3.Connection, update: RatingUpdate) -> None:
+    before: dict[RatingKey, RatingRow | None] = {}
+    for scope, player in update.keys:
+        r = conn.execute(f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = ? AND player = ?",
+                         (scope, player)).fetchone()
+        before[(scope, player)] = None if r is None else rating_row(r)
+    conn.executemany(UPSERT_RATING, [
+        (r.scope, r.player, r.mu, r.sigma, r.ordinal, r.games, r.updated_at)
+        for r in update.rate(before)])
 
 
 def _update_user(conn: sqlite3.Connection, user_id: int, cols: dict[str, Any]) -> None:
@@ -292,7 +370,7 @@ def _claim_lanes(conn: sqlite3.Connection, owner: str, now: int, lease_until: in
 
 def _lane_notices(conn: sqlite3.Connection, lane: Lane, limit: int) -> list[Notice]:
     rows = conn.execute(
-        f"SELECT {NOTICE_FIELDS} FROM outbox o JOIN games g ON g.id = o.game_id "
+        f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} "
         "WHERE o.game_id = ? AND o.recipient = ? AND o.status = 'pending' ORDER BY o.id LIMIT ?",
         (lane.game_id, lane.recipient, limit)).fetchall()
     return [notice_row(r) for r in rows]
@@ -329,7 +407,7 @@ def _release_lane(conn: sqlite3.Connection, lane: Lane, owner: str, due: int) ->
 def _all_notices(conn: sqlite3.Connection, game_id: int | None) -> list[Notice]:
     where = "" if game_id is None else "WHERE o.game_id = ?"
     rows = conn.execute(
-        f"SELECT {NOTICE_FIELDS} FROM outbox o JOIN games g ON g.id = o.game_id {where} "
+        f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} {where} "
         "ORDER BY o.id", () if game_id is None else (game_id,)).fetchall()
     return [notice_row(r) for r in rows]
 
@@ -506,6 +584,41 @@ def _execute(conn: sqlite3.Connection, sql: str) -> None:
     conn.execute(sql)
 
 
+def _write(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> None:
+    conn.execute(sql, args)
+
+
+@transaction
+def _ensure_challenge(conn: sqlite3.Connection, c: ChallengeRow) -> ChallengeRow:
+    conn.execute(f"INSERT INTO challenges ({CHALLENGE_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT (week) DO NOTHING",
+                 (c.week, c.seed, c.options, c.starts_at, c.ends_at, c.closed_at))
+    r = conn.execute(f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE week = ?",
+                     (c.week,)).fetchone()
+    return challenge_row(r)
+
+
+@transaction
+def _close_challenge(conn: sqlite3.Connection, week: str, now: int,
+                     notices: Sequence[NoticeDraft]) -> bool:
+    cur = conn.execute("UPDATE challenges SET closed_at = ? WHERE week = ? AND closed_at IS NULL",
+                       (now, week))
+    if cur.rowcount != 1:
+        return False
+    _queue(conn, 0, 0, notices, now)
+    return True
+
+
+@transaction
+def _save_review(conn: sqlite3.Connection, r: ReviewRow) -> ReviewRow:
+    conn.execute(f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT (game_id, seat) DO NOTHING",
+                 (r.game_id, r.seat, r.user_id, r.accuracy, r.data, r.created_at))
+    row = conn.execute(f"SELECT {REVIEW_FIELDS} FROM reviews WHERE game_id = ? AND seat = ?",
+                       (r.game_id, r.seat)).fetchone()
+    return review_row(row)
+
+
 # --------------------------------------------------------------------------- the Store
 
 
@@ -639,6 +752,90 @@ class SqliteStore(Store):
         rows = await self.db.run(_rows, LEADERBOARD_SQL, (guild_id, min_games, limit))
         return [TotalsRow(*r) for r in rows]
 
+    async def achievements(self, user_id: int) -> list[AchievementRow]:
+        rows = await self.db.run(
+            _rows, "SELECT user_id, achievement, game_id, guild_id, earned_at FROM achievements "
+            "WHERE user_id = ? ORDER BY earned_at, achievement", (user_id,))
+        return [AchievementRow(*r) for r in rows]
+
+    async def rating(self, scope: int, player: str) -> RatingRow | None:
+        rows = await self.db.run(
+            _rows, f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = ? AND player = ?",
+            (scope, player))
+        return rating_row(rows[0]) if rows else None
+
+    async def rating_board(self, scope: int, limit: int, min_games: int
+                           ) -> list[tuple[RatingRow, str]]:
+        rows = await self.db.run(_rows, RATING_BOARD_SQL, (scope, min_games, limit))
+        return [(rating_row(r), str(r[7])) for r in rows]
+
+    # weekly challenge
+    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
+        return await self.db.run(_ensure_challenge, row)
+
+    async def challenge(self, week: str) -> ChallengeRow | None:
+        rows = await self.db.run(
+            _rows, f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE week = ?", (week,))
+        return challenge_row(rows[0]) if rows else None
+
+    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None:
+        rows = await self.db.run(
+            _rows, f"SELECT {ENTRY_FIELDS} FROM challenge_entries WHERE week = ? AND user_id = ?",
+            (week, user_id))
+        return entry_row(rows[0]) if rows else None
+
+    async def challenge_board(self, week: str, guild_id: int | None, limit: int
+                              ) -> list[tuple[EntryRow, str]]:
+        args: tuple[Any, ...]
+        if guild_id is None:
+            sql, args = CHALLENGE_BOARD_SQL.format(guild=""), (week, limit)
+        else:
+            sql = CHALLENGE_BOARD_SQL.format(guild=" AND e.guild_id = ?")
+            args = (week, guild_id, limit)
+        rows = await self.db.run(_rows, sql, args)
+        return [(entry_row(r), str(r[6])) for r in rows]
+
+    async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
+        rows = await self.db.run(
+            _rows, f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE closed_at IS NULL "
+            "AND ends_at <= ? ORDER BY ends_at", (now,))
+        return [challenge_row(r) for r in rows]
+
+    async def close_challenge(self, week: str, now: int,
+                              notices: Sequence[NoticeDraft]) -> bool:
+        closed = await self.db.run(_close_challenge, week, now, notices)
+        if closed and notices:
+            self.notices_added.set()
+        return closed
+
+    # reviews
+    async def review(self, game_id: int, seat: int) -> ReviewRow | None:
+        rows = await self.db.run(
+            _rows, f"SELECT {REVIEW_FIELDS} FROM reviews WHERE game_id = ? AND seat = ?",
+            (game_id, seat))
+        return review_row(rows[0]) if rows else None
+
+    async def save_review(self, row: ReviewRow) -> ReviewRow:
+        return await self.db.run(_save_review, row)
+
+    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
+        rows = await self.db.run(
+            _rows, "SELECT count(*), avg(accuracy) FROM reviews WHERE user_id = ?", (user_id,))
+        count, average = rows[0]
+        return int(count), None if average is None else float(average)
+
+    # servers
+    async def guild_settings(self, guild_id: int) -> str | None:
+        rows = await self.db.run(
+            _rows, "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None:
+        await self.db.run(_write, "INSERT INTO guild_settings (guild_id, data, updated_at) "
+                          "VALUES (?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                          "data = excluded.data, updated_at = excluded.updated_at",
+                          (guild_id, data, now))
+
     # shared state
     async def get_state(self, key: str) -> str | None:
         rows = await self.db.run(_rows, "SELECT value FROM app_state WHERE key = ?", (key,))
@@ -700,6 +897,8 @@ PRIMARY_KEYS = {
     "games": "id", "seats": "game_id, seat", "moves": "game_id, ply", "outbox": "id",
     "lanes": "game_id, recipient", "timers": "game_id, kind, seat", "users": "user_id",
     "results": "game_id, seat", "player_totals": "guild_id, user_id", "app_state": "key",
+    "achievements": "user_id, achievement", "ratings": "scope, player", "challenges": "week",
+    "challenge_entries": "week, user_id", "reviews": "game_id, seat", "guild_settings": "guild_id",
 }
 
 

@@ -1,0 +1,61 @@
+"""What the Discord layer's parts need from the running bot, as a protocol.
+
+The click handlers (:mod:`bot.adapter.ui.flows`), the delivery (:mod:`bot.adapter.delivery`)
+and the cogs reach the game manager, the users' languages and the bot's state through
+:func:`app_of` and this :class:`App` protocol, never by importing the client: the client
+imports them, so nothing imports it back (no import circle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol
+
+import discord
+
+from bot.adapter.locales import LocaleSource
+from bot.core.manager import Manager
+from bot.core.models import GameInfo
+from bot.i18n import Text
+from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from discord.ui.dynamic import DynamicItem
+
+
+class App(Protocol):
+    """The running bot, as the Discord layer sees it (``CalicoBot`` implements it)."""
+
+    settings: Settings
+    inflight: set[asyncio.Task[Any]]  # interactions being answered (clean shutdown waits)
+
+    @property
+    def manager(self) -> Manager: ...
+
+    @property
+    def locales(self) -> LocaleSource: ...
+
+    @property
+    def accepting(self) -> bool:
+        """False once shutting down: new interactions get a "restarting" answer."""
+        ...
+
+    async def thread_text(self, game: GameInfo) -> Text: ...
+
+    async def admit(self, interaction: discord.Interaction[Any]) -> bool:
+        """Let an interaction in (False: it was answered already, e.g. while restarting)."""
+        ...
+
+    async def on_click(self, item: DynamicItem[Any],
+                       interaction: discord.Interaction[Any]) -> None:
+        """Route a click on one of the game's dynamic items to its handler."""
+        ...
+
+
+def app_of(interaction: discord.Interaction[Any]) -> App:
+    """The bot that received ``interaction``."""
+    client: Any = interaction.client
+    if not hasattr(client, "manager") or not hasattr(client, "on_click"):
+        raise RuntimeError("this interaction did not come through the calico bot")
+    app: App = client
+    return app

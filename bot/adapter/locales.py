@@ -1,0 +1,48 @@
+"""Users' languages for what the bot posts: each person's DMs read in the locale stored with
+them (from their last interaction with a game), thread posts in the server's chosen language
+(else the host's)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from bot.i18n import Text
+
+if TYPE_CHECKING:
+    from bot.core.manager import Manager
+
+
+class Locales(Protocol):
+    """Where a user's language comes from (the stored locale of each user)."""
+
+    async def locale(self, user_id: int | None) -> str: ...
+
+    def remember(self, user_id: int, locale: str) -> None: ...
+
+    async def text_for(self, user_id: int | None) -> Text: ...
+
+
+class LocaleSource:
+    """Users' languages: the locale the manager stored for each (``Manager.user_locale``).
+
+    ``remember`` covers the moment between an interaction and the manager storing its user (a
+    host's lobby being created): a stored locale always wins over a remembered one.
+    """
+
+    def __init__(self, manager: Manager) -> None:
+        self.manager = manager
+        self._remembered: dict[int, str] = {}
+
+    async def locale(self, user_id: int | None) -> str:
+        if user_id is None:
+            return "en-US"
+        stored = await self.manager.user_locale(user_id, default="")
+        return stored or self._remembered.get(user_id) or "en-US"
+
+    def remember(self, user_id: int, locale: str) -> None:
+        if len(self._remembered) > 10_000:
+            self._remembered.clear()
+        self._remembered[user_id] = locale
+
+    async def text_for(self, user_id: int | None) -> Text:
+        return Text(await self.locale(user_id))

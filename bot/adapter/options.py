@@ -1,0 +1,84 @@
+"""The options of ``/calico start`` and ``/calico solo``, checked on arrival.
+
+Discord shows players only the choices a command offers, but nothing stops a client from
+sending any value: every option is checked here, whatever arrives, and a bad one becomes a
+short private answer naming it (:class:`BadOptionError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pydantic import ValidationError
+
+from bot.core.models import AI_LEVELS, FirstPlayer, LobbyOptions, TimeoutAction
+from bot.i18n import Text
+from engine.config import Restriction, Setup
+
+SETUPS: Final = tuple(s.value for s in Setup)
+VARIANTS: Final = ("none", "family", "lower", "family_lower")
+RESTRICTIONS: Final = ("none", *(r.value for r in Restriction))
+TURN_HOURS: Final = (1, 6, 12, 24, 48, 72, 168)
+TIMEOUTS: Final = tuple(a.value for a in TimeoutAction)
+FIRSTS: Final = tuple(f.value for f in FirstPlayer)
+SCENARIOS: Final = range(1, 11)
+
+
+class BadOptionError(ValueError):
+    """An option value the command does not offer, or options that do not fit together."""
+
+    def __init__(self, option: str, detail: str = "", *, key: str | None = None) -> None:
+        super().__init__(f"{option}: {detail}" if detail else option)
+        self.option = option
+        self.detail = detail
+        self.key = key  # a catalogue entry saying what is wrong, when there is one
+
+    def reason(self, tr: Text) -> str:
+        if self.key:
+            return tr(self.key)
+        return self.detail or tr("start.bad_option", option=self.option)
+
+
+def _one_of(option: str, value: object, allowed: tuple[object, ...] | range) -> None:
+    if value not in allowed:
+        raise BadOptionError(option)
+
+
+def _build(**fields: object) -> LobbyOptions:
+    try:
+        return LobbyOptions.model_validate(fields)
+    except ValidationError as e:
+        detail = "; ".join(str(err.get("msg", "")).removeprefix("Value error, ")
+                           for err in e.errors())
+        raise BadOptionError("options", detail) from None
+
+
+def start_options(*, players: int, setup: str, variant: str, restriction: str, computers: int,
+                  level: str, turn_hours: int, timeout: str, first: str) -> LobbyOptions:
+    """The lobby options of ``/calico start`` (BadOptionError when one is not acceptable)."""
+    _one_of("players", players, range(1, 5))
+    _one_of("setup", setup, SETUPS)
+    _one_of("variant", variant, VARIANTS)
+    _one_of("restriction", restriction, RESTRICTIONS)
+    _one_of("computers", computers, range(0, 4))
+    _one_of("level", level, AI_LEVELS)
+    _one_of("turn_hours", turn_hours, TURN_HOURS)
+    _one_of("timeout", timeout, TIMEOUTS)
+    _one_of("first", first, FIRSTS)
+    if computers >= players:
+        raise BadOptionError("computers", key="start.computers_too_many")
+    return _build(players=players, setup=setup, family=variant in ("family", "family_lower"),
+                  lower_variance=variant in ("lower", "family_lower"),
+                  restriction=None if restriction == "none" else restriction,
+                  turn_hours=float(turn_hours), timeout_action=timeout, first=first,
+                  ai_level=level)
+
+
+def solo_options(*, scenario: int | None, setup: str, restriction: str) -> LobbyOptions:
+    """The lobby options of ``/calico solo`` (BadOptionError when one is not acceptable)."""
+    if scenario is not None:
+        _one_of("scenario", scenario, SCENARIOS)
+    _one_of("setup", setup, SETUPS)
+    _one_of("restriction", restriction, RESTRICTIONS)
+    return _build(players=1, setup=setup, scenario=scenario,
+                  restriction=None if restriction == "none" else restriction)
