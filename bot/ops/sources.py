@@ -1,0 +1,169 @@
+"""What the metrics and the health check read from the rest of the bot, as plain values.
+
+This module owns the small value types shared by :mod:`bot.ops.metrics` and
+:mod:`bot.ops.health` (:class:`GatewayStatus`, :class:`ComputerLoad`) and the adapters that
+build them from the real objects:
+
+- :func:`gateway_status` reads a discord.py client (plain or auto-sharded) by duck typing, so
+  this package never imports discord.py;
+- :class:`CoreHealthSource` answers the health check from a :class:`~bot.core.manager.Manager`;
+- :func:`core_scrape_sources` wires the metrics' scrape-time sources to a manager, its
+  dispatcher and its computer pool.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from bot.core.clock import to_ms
+from bot.core.storage.base import OutboxStats
+
+if TYPE_CHECKING:
+    from bot.core.computers import ComputerPool
+    from bot.core.manager import Manager
+    from bot.core.outbox import Dispatcher
+    from bot.ops.metrics import ScrapeSources
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayStatus:
+    """The gateway connection(s) of this process.
+
+    ``latencies`` holds the heartbeat latency (seconds) of each connected shard whose latency is
+    known; ``latency`` is their mean (None when none is known yet).
+    """
+
+    connected: int
+    expected: int
+    latencies: Mapping[int, float] = field(default_factory=dict)
+
+    @property
+    def latency(self) -> float | None:
+        if not self.latencies:
+            return None
+        return sum(self.latencies.values()) / len(self.latencies)
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerLoad:
+    """The computer-player pool right now (see :class:`bot.core.computers.ComputerPool`)."""
+
+    workers: int
+    in_flight: int
+    busy: int  # moves refused since start because every worker and queue slot was taken
+
+
+def _finite(value: object) -> float | None:
+    # discord.py reports an unknown latency as NaN (or inf before the first heartbeat).
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def gateway_status(client: Any) -> GatewayStatus:
+    """The shards of a discord.py ``Client`` / ``AutoShardedClient``, read by duck typing.
+
+    A plain client counts as one shard, connected while its websocket is open and it has seen
+    READY (discord.py keeps ``is_ready()`` true across a reconnect, so the socket decides). An
+    auto-sharded client reports each ``ShardInfo``; the expected count is its ``shard_ids`` (when
+    it runs a subset) or ``shard_count``, and at least one.
+    """
+    if client.is_closed():
+        return GatewayStatus(connected=0, expected=_expected_shards(client))
+    shards = getattr(client, "shards", None)
+    if isinstance(shards, Mapping):
+        latencies: dict[int, float] = {}
+        connected = 0
+        for shard_id, info in shards.items():
+            if info.is_closed():
+                continue
+            connected += 1
+            latency = _finite(info.latency)
+            if latency is not None:
+                latencies[int(shard_id)] = latency
+        return GatewayStatus(connected, _expected_shards(client, len(shards)), latencies)
+    ws = getattr(client, "ws", None)
+    up = ws is not None and bool(getattr(ws, "open", False)) and bool(client.is_ready())
+    if not up:
+        return GatewayStatus(connected=0, expected=_expected_shards(client))
+    latency = _finite(client.latency)
+    shard_id = getattr(client, "shard_id", None) or 0
+    return GatewayStatus(1, _expected_shards(client),
+                         {} if latency is None else {int(shard_id): latency})
+
+
+def _expected_shards(client: Any, known: int = 0) -> int:
+    ids = getattr(client, "shard_ids", None)
+    if ids:
+        return len(ids)
+    if hasattr(client, "shards"):
+        return max(1, getattr(client, "shard_count", None) or known)
+    # A plain client holds one connection, even when told which shard of many it is.
+    return 1
+
+
+def computer_load(pool: ComputerPool) -> ComputerLoad:
+    return ComputerLoad(workers=pool.workers, in_flight=pool.in_flight, busy=pool.stats.busy)
+
+
+class CoreHealthSource:
+    """The :class:`~bot.ops.health.HealthSource` of a bot: the manager's store and clock, and a
+    gateway callable (``lambda: gateway_status(bot)`` in the client)."""
+
+    def __init__(self, manager: Manager, gateway: Callable[[], GatewayStatus]) -> None:
+        self._manager = manager
+        self._gateway = gateway
+
+    def now(self) -> datetime:
+        # The manager's clock: stored times (the oldest notice, the last sweep) are on it.
+        return self._manager.clock.now()
+
+    async def gateway(self) -> GatewayStatus:
+        return self._gateway()
+
+    async def database(self) -> None:
+        await self._manager.store.ping()
+
+    async def outbox(self) -> OutboxStats:
+        return await self._manager.store.outbox_stats(to_ms(self.now()))
+
+    async def last_sweep(self) -> datetime | None:
+        return self._manager.last_sweep_at
+
+
+def core_scrape_sources(
+    manager: Manager,
+    *,
+    gateway: Callable[[], GatewayStatus] | None = None,
+    dispatcher: Dispatcher | None = None,
+    games_by_status: Callable[[], Awaitable[Mapping[str, int]]] | None = None,
+) -> ScrapeSources:
+    """The scrape-time sources of a running bot.
+
+    ``games_by_status`` (active games per status) has no query in the Store yet: pass one, e.g.
+    ``SELECT status, count(*) FROM games WHERE status IN ('lobby','draft','play') GROUP BY
+    status``; without it ``calico_active_games`` is left out.
+    """
+    from bot.ops.metrics import ScrapeSources
+
+    m = manager
+
+    async def outbox() -> OutboxStats:
+        return await m.store.outbox_stats(to_ms(m.clock.now()))
+
+    pool = m.computers
+    return ScrapeSources(
+        gateway=gateway,
+        moves_committed=lambda: m.moves_committed,
+        timer_failures=lambda: m.timer_failures,
+        last_sweep=lambda: m.last_sweep_at,
+        notices=None if dispatcher is None else (lambda: dispatcher.counts),
+        computers=None if pool is None else (lambda: computer_load(pool)),
+        games_by_status=games_by_status,
+        outbox=outbox,
+        now=m.clock.now,
+    )
