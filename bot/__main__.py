@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 
 import discord
 
-from bot.settings import Settings, configure_logging
+from bot.ops import logs
+from bot.settings import Settings
 
 log = logging.getLogger("calico")
 
@@ -182,7 +183,8 @@ async def _migrate(source: str, target: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = Settings.from_env()
-    configure_logging(settings)
+    logs.configure(settings.log_level, json=settings.log_json,
+                   secret=settings.token.get_secret_value())
     command = args.command
     if command == "demo":
         from bot.demo import main as demo_main

@@ -4,12 +4,11 @@ Every variable but the token starts with ``CALICO_``; the environment wins over 
 ``.env.example`` lists them all with their defaults; the README's tables explain them.
 
 The token is a :class:`~pydantic.SecretStr`: it never appears in ``repr``, logs or errors, and
-:class:`RedactFilter` takes it out of any log line that would still carry it.
+:class:`bot.ops.logs.RedactFilter` takes it out of any log line that would still carry it.
 """
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,6 +57,10 @@ class Settings(BaseSettings):
     ai_workers: int | None = Field(default=None, ge=0)  # processes for computers; 0: threads
     health_port: int | None = Field(default=None, ge=0, le=65535)  # None: no listener
     health_host: str = "127.0.0.1"
+    # /healthz answers 503 when the last sweep is older than this, or the oldest pending
+    # notice (seconds).
+    health_max_sweep_age: float = Field(default=300.0, gt=0)
+    health_max_outbox_age: float = Field(default=900.0, gt=0)
     max_lobbies: int = Field(default=3, ge=1)  # open lobbies a person may host at once
     max_active_games: int = Field(default=25, ge=1)  # games a person may play at once
     shutdown_grace: float = Field(default=8.0, gt=0)  # seconds for in-flight work on SIGTERM
@@ -123,38 +126,6 @@ class Settings(BaseSettings):
         return cls(_env_file=file)
 
 
-class RedactFilter(logging.Filter):
-    """Replaces any occurrence of the secret in a log record by ``[redacted]``.
-
-    discord.py never logs the token itself; this is a second line of defence against a stray
-    ``repr`` or an exception message that might carry it.
-    """
-
-    def __init__(self, secret: str) -> None:
-        super().__init__()
-        self._secret = secret
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self._secret:
-            return True
-        message = record.getMessage()
-        if self._secret in message:
-            record.msg = message.replace(self._secret, "[redacted]")
-            record.args = None
-        return True
-
-
-def configure_logging(settings: Settings) -> None:
-    """Root logging at the configured level, with the token filter on every handler."""
-    logging.basicConfig(
-        level=getattr(logging, settings.log_level, logging.INFO),
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-    )
-    redact = RedactFilter(settings.token.get_secret_value())
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(redact)
-
-
 def environ_names() -> dict[str, str]:
     """Each setting's environment variable (for ``.env.example`` and the README tests)."""
     names = {"token": "DISCORD_TOKEN", "db_path": "CALICO_DB"}
@@ -163,4 +134,4 @@ def environ_names() -> dict[str, str]:
     return names
 
 
-__all__ = ["RedactFilter", "Settings", "configure_logging", "environ_names", "parse_ids"]
+__all__ = ["Settings", "environ_names", "parse_ids"]

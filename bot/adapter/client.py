@@ -40,6 +40,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot import presenter as p
+from bot.adapter import telemetry
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.ui import flows
@@ -52,6 +53,9 @@ from bot.core.outbox import Dispatcher
 from bot.core.timers import SweepLoop
 from bot.i18n import Text, lang_of
 from bot.i18n import t as translate
+from bot.ops.health import HealthServer, HealthThresholds, start_listener
+from bot.ops.metrics import MeteredSweeper, Metrics
+from bot.ops.sources import CoreHealthSource, core_scrape_sources, gateway_status
 from bot.settings import Settings
 
 log = logging.getLogger("calico.client")
@@ -81,6 +85,15 @@ class CalicoTree(app_commands.CommandTree["CalicoBot"]):
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         return await self.client.admit(interaction)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("calico-bot")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def intents(members: bool = True) -> discord.Intents:
@@ -141,6 +154,8 @@ class CalicoBot(commands.AutoShardedBot):
         self._last_identify: dict[int, float] = {}
         self._slot: Any = None  # the connection holding this process's cluster slot
         self.cluster_slot: int | None = None
+        self.metrics = Metrics(version=_version())
+        self.health: HealthServer | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -176,6 +191,7 @@ class CalicoBot(commands.AutoShardedBot):
         if task is not None:
             self.inflight.add(task)
             task.add_done_callback(self.inflight.discard)
+        telemetry.admitted(interaction)
         return True
 
     async def on_click(self, item: DynamicItem[Any],
@@ -190,7 +206,8 @@ class CalicoBot(commands.AutoShardedBot):
             kwargs: dict[str, Any] = {} if self.clock is None else {"clock": self.clock}
             workers = self.settings.ai_workers
             if workers != 0:
-                self.computers = ComputerPool(workers)
+                self.computers = ComputerPool(workers,
+                                              on_move=self.metrics.observe_computer_move)
                 kwargs["computers"] = self.computers
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", self._manager.store.location,
@@ -202,7 +219,20 @@ class CalicoBot(commands.AutoShardedBot):
         self.tree.error(self.on_app_command_error)
         self.dispatcher = self.manager.dispatcher(DiscordDelivery(self),
                                                   poll_interval=self.dispatch_poll)
-        self.sweeper = SweepLoop(self.manager, interval=self.sweep_interval)
+        self.sweeper = SweepLoop(MeteredSweeper(self.manager, self.metrics),
+                                 interval=self.sweep_interval)
+        self.metrics.set_sources(core_scrape_sources(
+            self.manager, gateway=lambda: gateway_status(self),
+            dispatcher=self.dispatcher, games_by_status=self.manager.store.active_games))
+        if self.settings.health_port is not None:
+            thresholds = HealthThresholds(max_sweep_age=self.settings.health_max_sweep_age,
+                                          max_outbox_age=self.settings.health_max_outbox_age)
+            self.health = await start_listener(
+                CoreHealthSource(self.manager, lambda: gateway_status(self)), self.metrics,
+                port=self.settings.health_port, host=self.settings.health_host,
+                version=_version(), thresholds=thresholds)
+            log.info("health and metrics on http://%s:%d/", self.settings.health_host,
+                     self.health.port)
         if self.background:
             self._tasks.append(asyncio.create_task(self._run_dispatcher(), name="calico-outbox"))
             self._tasks.append(asyncio.create_task(self.sweeper.run_forever(),
@@ -302,6 +332,8 @@ class CalicoBot(commands.AutoShardedBot):
             task.cancel()
         self._tasks.clear()
         await super().close()
+        if self.health is not None:
+            await self.health.stop()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:

@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -54,7 +55,8 @@ class ComputerStats:
 class ComputerPool:
     """Computer moves in ``workers`` processes (default: one per CPU)."""
 
-    def __init__(self, workers: int | None = None, max_waiting: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, max_waiting: int | None = None, *,
+                 on_move: Callable[[str, float], object] | None = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.max_waiting = self.workers * 4 if max_waiting is None else max_waiting
         # spawn: a fresh interpreter, not a fork of a process with an event loop and threads.
@@ -63,6 +65,7 @@ class ComputerPool:
             initializer=_warm)
         self._in_flight = 0
         self.stats = ComputerStats()
+        self.on_move = on_move  # (level, CPU seconds) after each move: the metrics
 
     @property
     def in_flight(self) -> int:
@@ -82,6 +85,8 @@ class ComputerPool:
             self._in_flight -= 1
         self.stats.moves += 1
         self.stats.seconds.append(seconds)
+        if self.on_move is not None:
+            self.on_move(level, seconds)
         if len(self.stats.seconds) > 1000:
             del self.stats.seconds[:500]
         return move

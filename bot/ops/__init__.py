@@ -8,5 +8,4 @@ piece can be tested, and reused, without Discord.
 - :mod:`bot.ops.health`: ``/healthz`` and ``/metrics`` on an optional aiohttp listener;
 - :mod:`bot.ops.logs`: one line per event, with the game and interaction it belongs to;
 - :mod:`bot.ops.sources`: the plain values both read, and adapters from the core and client;
-- :mod:`bot.ops.config`: the settings of all of the above (environment variables).
 """

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import RedactFilter, Settings, environ_names, parse_ids
+from bot.ops.logs import RedactFilter
+from bot.settings import Settings, environ_names, parse_ids
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.not-a-real-token-but-long-enough"
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +91,7 @@ def test_token_redacted_from_logs(caplog: pytest.LogCaptureFixture,
     """Even a log line that carries the token shows it redacted."""
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
     logger = logging.getLogger("calico.test")
-    redact = RedactFilter(TOKEN)
+    redact = RedactFilter([TOKEN])
     logger.addFilter(redact)
     try:
         with caplog.at_level(logging.INFO, logger="calico.test"):

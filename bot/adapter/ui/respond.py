@@ -7,7 +7,9 @@ If it is slower, the interaction is deferred before the budget runs out and the 
 an edit of the original response or a follow-up. Either way Discord hears from us in time.
 
 Player-facing refusals (errors with a ``code``) become a short ephemeral reply and change
-nothing; anything else is logged and answered with a generic apology.
+nothing; anything else is logged and answered with a generic apology. Each answer is recorded
+once in the bot's metrics (ok, refused, error, or deferred when it outlasted the budget), and a
+Discord error while answering is counted by its code.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from typing import Any
 
 import discord
 
+from bot.adapter import telemetry
 from bot.adapter.ui.outgoing import Outgoing
 from bot.i18n import Text
+from bot.ops.metrics import Metrics, Outcome
 from bot.replies import is_expected, reply_for
 
 log = logging.getLogger(__name__)
@@ -41,34 +45,67 @@ async def _settle(
     return True, task.result(), None
 
 
-def _error_text(tr: Text, exc: BaseException) -> str:
+def _metrics(interaction: discord.Interaction[Any]) -> Metrics | None:
+    metrics = getattr(interaction.client, "metrics", None)
+    return metrics if isinstance(metrics, Metrics) else None
+
+
+def _done(interaction: discord.Interaction[Any], outcome: Outcome) -> None:
+    telemetry.answered(_metrics(interaction), interaction, outcome)
+
+
+def _http_error(interaction: discord.Interaction[Any], exc: discord.HTTPException) -> None:
+    metrics = _metrics(interaction)
+    if metrics is not None:
+        metrics.record_http_exception(exc)
+
+
+def _error_text(tr: Text, exc: BaseException) -> tuple[str, Outcome]:
     if is_expected(exc):
-        return reply_for(tr, exc)
+        return reply_for(tr, exc), "refused"
     log.error("interaction failed", exc_info=exc)
-    return tr("error.generic")
+    return tr("error.generic"), "error"
 
 
-async def _private(interaction: discord.Interaction[Any], text: str) -> None:
+async def _private(interaction: discord.Interaction[Any], text: str,
+                   outcome: Outcome = "refused") -> None:
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:
             await interaction.response.send_message(text, ephemeral=True)
-    except discord.HTTPException:
+    except discord.HTTPException as e:
+        _http_error(interaction, e)
         log.warning("could not send a private reply", exc_info=True)
+    _done(interaction, outcome)
+
+
+async def _answer(interaction: discord.Interaction[Any], outcome: Outcome,
+                  send: Awaitable[object]) -> None:
+    """Send an answer and record it (a Discord error is counted, then raised as before)."""
+    try:
+        await send
+    except discord.HTTPException as e:
+        _http_error(interaction, e)
+        _done(interaction, "error")
+        raise
+    _done(interaction, outcome)
 
 
 async def _after_defer(interaction: discord.Interaction[Any], task: asyncio.Task[Outgoing | None],
-                       tr: Text, answer: Callable[[Outgoing], Awaitable[object]]) -> None:
+                       tr: Text, answer: Callable[[Outgoing], Awaitable[object]],
+                       outcome: Outcome = "deferred") -> None:
     """Once deferred: wait for the work, then ``answer`` with it (a refusal or a failure goes
     out as a private reply instead; None sends nothing)."""
     try:
         out = await task
     except Exception as late:
-        await _private(interaction, _error_text(tr, late))
+        await _private(interaction, *_error_text(tr, late))
         return
     if out is not None:
-        await answer(out)
+        await _answer(interaction, outcome, answer(out))
+    else:
+        _done(interaction, outcome)
 
 
 async def update(
@@ -93,12 +130,12 @@ async def update(
                            lambda out: interaction.edit_original_response(**out.edit_kwargs()))
         return
     if exc is not None:
-        await _private(interaction, _error_text(tr, exc))
+        await _private(interaction, *_error_text(tr, exc))
         return
     if out is None:
-        await interaction.response.defer()
+        await _answer(interaction, "ok", interaction.response.defer())
         return
-    await interaction.response.edit_message(**out.edit_kwargs())
+    await _answer(interaction, "ok", interaction.response.edit_message(**out.edit_kwargs()))
 
 
 async def reply(
@@ -123,7 +160,8 @@ async def reply(
         return interaction.followup.send(ephemeral=ephemeral, **out.send_kwargs())
 
     if interaction.response.is_done():
-        await _after_defer(interaction, task, tr, follow_up)
+        # Deferred up front (the command's choice, not a slow answer): counted as ok.
+        await _after_defer(interaction, task, tr, follow_up, "ok")
         return
     in_time, out, exc = await _settle(task, budget)
     if not in_time:
@@ -131,14 +169,16 @@ async def reply(
         await _after_defer(interaction, task, tr, follow_up)
         return
     if exc is not None:
-        await _private(interaction, _error_text(tr, exc))
+        await _private(interaction, *_error_text(tr, exc))
         return
     if out is None:
+        _done(interaction, "ok")
         return
-    await interaction.response.send_message(ephemeral=ephemeral, **out.send_kwargs())
+    await _answer(interaction, "ok",
+                  interaction.response.send_message(ephemeral=ephemeral, **out.send_kwargs()))
 
 
 async def refuse(interaction: discord.Interaction[Any], error: BaseException | str) -> None:
     """A short private refusal (``error`` is an exception with a code, or a catalogue code)."""
     tr = Text(interaction.locale)
-    await _private(interaction, reply_for(tr, error))
+    await _private(interaction, reply_for(tr, error), "refused")

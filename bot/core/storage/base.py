@@ -392,6 +392,10 @@ class Store(abc.ABC):
         """Games waiting for this person to act (their turn or their goal draft)."""
 
     @abc.abstractmethod
+    async def active_games(self) -> dict[str, int]:
+        """How many games are in each active status (lobby, draft, play)."""
+
+    @abc.abstractmethod
     async def count_games(self, user_id: int, statuses: Sequence[str]) -> int:
         """How many games in ``statuses`` this person hosts or plays."""
 

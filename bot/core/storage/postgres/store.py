@@ -63,6 +63,7 @@ from bot.core.storage.base import (
     UserRow,
 )
 from bot.core.storage.sqlite.store import (
+    ACTIVE_GAMES_SQL,
     CHALLENGE_BOARD_SQL,
     CHALLENGE_FIELDS,
     COUNT_GAMES_SQL,
@@ -509,6 +510,9 @@ class PostgresStore(Store):
 
     async def waiting_games(self, user_id: int) -> list[int]:
         return [int(r[0]) for r in await self.pool.fetch(pg(WAITING_SQL), user_id)]
+
+    async def active_games(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in await self.pool.fetch(ACTIVE_GAMES_SQL)}
 
     async def count_games(self, user_id: int, statuses: Sequence[str]) -> int:
         sql = pg(COUNT_GAMES_SQL.format(", ".join("?" for _ in statuses)))

@@ -524,6 +524,9 @@ WAITING_SQL = (
     "SELECT t.game_id FROM timers t JOIN seats s ON s.game_id = t.game_id AND s.seat = t.seat "
     "WHERE t.kind = 'turn' AND s.user_id = ? AND s.ai_level IS NULL "
     "ORDER BY t.deadline_at, t.game_id")
+# games_guild is (guild_id, status): counting by status reads the index, not the games.
+ACTIVE_GAMES_SQL = ("SELECT status, count(*) FROM games WHERE status IN ('lobby', 'draft', "
+                    "'play') GROUP BY status")
 COUNT_GAMES_SQL = (
     "SELECT count(DISTINCT g.id) FROM games g JOIN seats s ON s.game_id = g.id "
     "WHERE s.user_id = ? AND s.ai_level IS NULL AND g.status IN ({})")
@@ -683,6 +686,10 @@ class SqliteStore(Store):
 
     async def waiting_games(self, user_id: int) -> list[int]:
         return await self.db.run(_game_ids, WAITING_SQL, (user_id,))
+
+    async def active_games(self) -> dict[str, int]:
+        rows = await self.db.run(_rows, ACTIVE_GAMES_SQL, ())
+        return {str(r[0]): int(r[1]) for r in rows}
 
     async def count_games(self, user_id: int, statuses: Sequence[str]) -> int:
         sql = COUNT_GAMES_SQL.format(", ".join("?" for _ in statuses))
