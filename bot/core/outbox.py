@@ -133,6 +133,7 @@ class Dispatcher:
         self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
         self.passes = 0  # claims made (a busy-polling dispatcher would show it)
         self._refused: dict[int, int] = {}  # user -> when a DM to them failed for good (ms)
+        self.serving = 0  # lanes being served right now
 
     @property
     def delivered(self) -> int:
@@ -160,6 +161,7 @@ class Dispatcher:
         # Hand the lane back well within its lease (slow deliveries: 429s, retries inside
         # discord.py), so no other process takes it over while this one still serves it.
         until = loop.time() + self.lease_ms / 3000
+        self.serving += 1
         try:
             notices = await self.store.lane_notices(lane, self.per_lane)
             for notice in notices:
@@ -173,8 +175,11 @@ class Dispatcher:
         finally:
             # Even when cancelled (shutdown), give the lane back so another process (or the
             # next start) can go on at once instead of waiting for the lease to run out.
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self.store.release_lane(lane, self.owner, due))
+            try:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.store.release_lane(lane, self.owner, due))
+            finally:
+                self.serving -= 1
         return delivered
 
     async def _deliver_one(self, notice: Notice) -> tuple[int | None, bool]:

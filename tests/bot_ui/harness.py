@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.adapter.client import CalicoBot
-from bot.core.clock import FakeClock
+from bot.core.clock import FakeClock, to_ms
 from bot.core.models import GameInfo
 from bot.settings import Settings
 from engine.ai import make_player
@@ -128,7 +128,19 @@ async def answer_text(inter: Any) -> str:
     return str(msgs[0].content)
 
 
-async def settle(env: DiscordEnv, quiet: float = 0.05) -> None:
-    """Let the outbox finish posting."""
+async def settle(env: DiscordEnv, quiet: float = 0.05, timeout: float = 20.0) -> None:
+    """Let the outbox finish posting: nothing left pending in the database (when the bot runs
+    in this process), then no request for ``quiet`` seconds."""
     await asyncio.sleep(0)
-    await env.wait_idle(quiet=quiet, timeout=10.0)
+    client = env.client
+    if isinstance(client, CalicoBot) and client._manager is not None:
+        manager = client.manager
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while loop.time() < end:
+            stats = await manager.store.outbox_stats(to_ms(manager.now()))
+            serving = client.dispatcher.serving if client.dispatcher is not None else 0
+            if not stats.lanes_due and not serving:
+                break
+            await asyncio.sleep(0.02)
+    await env.wait_idle(quiet=quiet, timeout=timeout)

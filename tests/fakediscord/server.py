@@ -886,6 +886,15 @@ class FakeDiscordServer:
                 needed.append("read_message_history")
             self._require(channel, *needed)
         self._validate_message_body(body, uploads, creating=True)
+        nonce = body.get("nonce")
+        key = (channel.id, str(nonce)) if nonce is not None else None
+        if key is not None and body.get("enforce_nonce"):
+            seen = state.nonces.get(key)
+            if seen is not None and state.clock() - seen[1] <= state.nonce_window:
+                first = state.messages.get(seen[0])
+                if first is not None and not first.deleted:
+                    state.nonce_duplicates.append(key)
+                    return json_response(state.message_payload(first))
         if channel.is_thread:
             if channel.locked and state.lacking_permissions(
                 channel, state.bot_user.id, "manage_threads"
@@ -893,6 +902,9 @@ class FakeDiscordServer:
                 raise missing_permissions(["manage_threads"])
             await self._unarchive_for_send(channel)
         msg = self._build_message(channel, body, uploads, author=state.bot_user)
+        if key is not None:
+            msg.nonce = key[1]
+            state.nonces[key] = (msg.id, state.clock())
         state.add_message(msg)
         await self._dispatch_message_create(msg)
         return json_response(state.message_payload(msg))

@@ -658,6 +658,7 @@ class FakeMessage:
     history: list[MessageSnapshot] = field(default_factory=list)
     deleted: bool = False
     reactions: dict[str, set[int]] = field(default_factory=dict)
+    nonce: str | None = None  # what the sender passed (see FakeDiscordState.nonce_window)
 
     # -- convenience readers ------------------------------------------------------------------
     @property
@@ -978,6 +979,12 @@ class FakeDiscordState:
         self.id_base_ms = id_base_ms
         self._seq = 0
         self.time_offset = 0.0
+        # Discord's nonce check: a message created with ``enforce_nonce`` and a nonce already
+        # used in that channel within this window is not created again; the first one is
+        # returned instead. Beyond the window the nonce is forgotten (and a duplicate shows).
+        self.nonce_window = 300.0
+        self.nonces: dict[tuple[int, str], tuple[int, float]] = {}
+        self.nonce_duplicates: list[tuple[int, str]] = []  # (channel, nonce) refused repeats
         self.attachment_size_limit = attachment_size_limit
         self.interaction_deadline = interaction_deadline
         self.token_lifetime = token_lifetime
