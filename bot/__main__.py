@@ -211,8 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             demo_main()
             return 0
         return 2
+    from bot.core.storage import StorageError
+
     try:
         asyncio.run(_run(settings, sync_only=command == "sync"))
+    except StorageError as e:
+        print(f"calico-bot: {e}", file=sys.stderr)
+        return 1
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN (reset it in the developer "
               "portal if needed).", file=sys.stderr)

@@ -41,6 +41,7 @@ from bot import presenter as p
 from bot.adapter.locales import Locales
 from bot.adapter.ui import messages
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
 from bot.core.outbox import SKIPPED, DeliveryError, Receipt
 from bot.core.storage import NoticeStatus
@@ -214,6 +215,7 @@ class DiscordDelivery:
                 raise DeliveryError("the channel is gone", permanent=True) from None
             except discord.HTTPException as e:
                 raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
+        crash_point("thread.created")  # Discord made it; the database does not know yet
         await self.bot.manager.attach_thread(game.id, thread.id)
         return Receipt(NoticeStatus.DONE, thread.id)
 
@@ -340,6 +342,7 @@ class DiscordDelivery:
                 return SKIPPED  # a table that never had a lobby message (solo)
             receipt = await self._post(notice, game, out)
             assert receipt.message_id is not None and game.thread_id is not None
+            crash_point("lobby.posted")
             await self.bot.manager.attach_thread(game.id, game.thread_id, receipt.message_id)
             return receipt
         channel = self._thread(game)

@@ -43,6 +43,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from bot.core.clock import Clock, to_ms
+from bot.core.faults import crash_point
 from bot.core.models import Notice
 from bot.core.storage import Lane, NoticeStatus, Store
 
@@ -213,6 +214,7 @@ class Dispatcher:
             if notice.attempts == 0:
                 log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
             return await self._retry(notice, f"{type(e).__name__}: {e}"), False
+        crash_point("notice.sent")  # Discord has it; the database does not know yet
         await self._finish(notice, receipt.status, self._now(), receipt.reason,
                            receipt.message_id)
         return None, receipt.status is NoticeStatus.DONE

@@ -84,7 +84,7 @@ async def test_a_cached_game_never_refuses_a_click_another_process_made_valid(
         assert result.game.ply == g.ply + 1
         # ...and the click B's move made out of date is refused by both, changing nothing.
         for manager in (a, b):
-            with pytest.raises(Exception, match="stale|not_your_turn"):
+            with pytest.raises(Exception, match=r"stale|not_your_turn"):
                 await manager.play_turn(g.id, who, g.ply, any_move(g, who))
         assert len(await a.store.moves(g.id)) == 2
     finally:

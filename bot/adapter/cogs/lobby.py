@@ -15,6 +15,7 @@ from bot.adapter.options import BadOptionError, solo_options, start_options
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core.faults import crash_point
 from bot.core.models import GameInfo, UserRef
 from bot.i18n import Text
 from engine.config import Restriction
@@ -142,6 +143,7 @@ class Lobby(CalicoCog):
             game = await self.bot.manager.create_game(
                 host, guild.id, channel.id, options, computers=[level] * computers,
                 open_thread=True)
+            crash_point("start.created")
             game = await self._wait_for_thread(game.id)
             return self._opened(tr, game, "lobby.opened", host)
 
@@ -173,6 +175,7 @@ class Lobby(CalicoCog):
             # Created and dealt in one transaction: never left waiting in a lobby.
             game = await self.bot.manager.create_game(
                 host, guild.id, channel.id, options, open_thread=True, start=True)
+            crash_point("solo.created")
             game = await self._wait_for_thread(game.id)
             return self._opened(tr, game, "lobby.solo_opened", None)
 

@@ -1,0 +1,158 @@
+"""The bot killed with SIGKILL at each step of ``/calico start`` and ``/calico solo`` (a real
+subprocess, ``CALICO_CRASH_AT``), then started again: the table ends up with exactly one thread,
+one lobby message (or, solo, one start post and one turn prompt), and its buttons work. And a
+clean shutdown: SIGTERM lets a click in flight finish and exits 0 well within 30 s."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus
+from tests.e2e.procs import BotProcess
+from tests.fakediscord import DiscordEnv
+from tests.fakediscord.state import FakeChannel, FakeMessage
+
+pytestmark = pytest.mark.fakediscord(fail_on_violations=False, interaction_deadline=3.0)
+
+CELL_SELECT = re.compile(r"calico:c:(\d+):(\d+):([hm]\d)")
+
+
+async def games_in(path: Path) -> list[GameInfo]:
+    m = await Manager.open(path, exclusive=False)
+    try:
+        ids = await m.store.game_ids()
+        return [await m.get_game(i) for i in ids]
+    finally:
+        await m.close()
+
+
+async def recorded(path: Path, game_id: int, timeout: float = 30.0) -> GameInfo:
+    """The game once its thread and lobby message are recorded."""
+    end = time.monotonic() + timeout
+    while True:
+        game = next(g for g in await games_in(path) if g.id == game_id)
+        if (game.thread_id and game.lobby_message_id) or time.monotonic() > end:
+            return game
+        await asyncio.sleep(0.2)
+
+
+def game_threads(env: DiscordEnv, game_id: int) -> list[FakeChannel]:
+    return [t for t in env.threads(env.channel) if f"#{game_id} " in f"{t.name} "]
+
+
+def with_button(messages: list[FakeMessage], label: str) -> list[FakeMessage]:
+    return [m for m in messages if m.button(label) is not None]
+
+
+async def started_bot(env: DiscordEnv, db: Path, tmp: Path, name: str,
+                      **settings: str) -> BotProcess:
+    bot = await BotProcess(env, str(db), tmp, name, **settings).start()
+    try:
+        await env.wait_for_shards(0, timeout=40)
+    except TimeoutError:
+        raise AssertionError(bot.log()[-3000:]) from None
+    return bot
+
+
+@pytest.mark.parametrize("point", ["start.created", "thread.created", "lobby.posted",
+                                   "notice.sent"])
+async def test_a_crash_while_opening_a_table_leaves_one_working_lobby(
+        discord_env: DiscordEnv, tmp_path: Path, point: str) -> None:
+    env = discord_env
+    db = tmp_path / "crash.sqlite3"
+    first = await started_bot(env, db, tmp_path, "first", calico_crash_at=point)
+    await env.slash("alice", "calico", "start", options={"players": 2})
+    assert await first.wait(40) == -9, first.log()[-3000:]  # killed at the crash point
+    second = await started_bot(env, db, tmp_path, "second")
+    try:
+        [game] = await games_in(db)
+        lobby = await env.wait_for(
+            lambda: [m for t in game_threads(env, game.id)
+                     for m in with_button(env.messages(t), "Join")] or None, timeout=30)
+        assert len(game_threads(env, game.id)) == 1  # created once, or adopted after a crash
+        [thread] = game_threads(env, game.id)
+        assert len(lobby) == 1 and len(with_button(env.messages(thread), "Join")) == 1
+        stored = await recorded(db, game.id)  # the restart finishes what the crash left
+        assert stored.thread_id == thread.id and stored.lobby_message_id == lobby[0].id
+        join = await env.click("bob", lobby[0], label="Join")
+        await join.wait_response(timeout=10)
+        await env.wait_for(lambda: "Bob" in env.get_message(lobby[0].id).content or None,
+                           timeout=10)
+        after = next(g for g in await games_in(db) if g.id == game.id)
+        assert after.status is GameStatus.LOBBY and len(after.seats) == 2
+    finally:
+        await second.stop()
+
+
+@pytest.mark.parametrize("point", ["solo.created", "thread.created", "notice.sent"])
+async def test_a_crash_while_opening_a_solo_game_leaves_one_playable_game(
+        discord_env: DiscordEnv, tmp_path: Path, point: str) -> None:
+    env = discord_env
+    db = tmp_path / "solo.sqlite3"
+    first = await started_bot(env, db, tmp_path, "first", calico_crash_at=point)
+    await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+    assert await first.wait(40) == -9, first.log()[-3000:]
+    second = await started_bot(env, db, tmp_path, "second")
+    try:
+        [game] = await games_in(db)
+        assert game.status is GameStatus.PLAY  # dealt with its creation: never a lost lobby
+        panel = await env.wait_for_dm(
+            "alice", lambda m: any(CELL_SELECT.fullmatch(c.custom_id or "")
+                                   for c in m.walk_components()), timeout=30)
+        [thread] = await env.wait_for(lambda: game_threads(env, game.id) or None, timeout=30)
+        await env.wait_for(lambda: env.messages(thread) or None, timeout=30)
+        await asyncio.sleep(0.5)  # anything duplicated would have arrived by now
+        assert len(game_threads(env, game.id)) == 1
+        starts = [m for m in env.messages(thread) if f"#{game.id}" in m.content]
+        assert len(starts) == 1, [m.content[:60] for m in env.messages(thread)]
+        prompts = [m for m in env.dm_messages("alice")
+                   if any(CELL_SELECT.fullmatch(c.custom_id or "") for c in m.walk_components())]
+        assert prompts == [panel]  # one turn prompt, with working controls
+        select = next(c.custom_id for c in panel.walk_components()
+                      if c.custom_id and CELL_SELECT.fullmatch(c.custom_id))
+        cell = next(o.value for c in panel.walk_components() if c.custom_id == select
+                    for o in c.options)
+        pick = await env.select("alice", panel, select, [cell])
+        record = await pick.wait_response(timeout=10)
+        assert record.type == 7  # the preview, in place
+    finally:
+        await second.stop()
+
+
+async def test_sigterm_lets_a_click_in_flight_finish_and_exits_cleanly(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    env = discord_env
+    db = tmp_path / "term.sqlite3"
+    bot = await started_bot(env, db, tmp_path, "bot", calico_shutdown_grace="8")
+    await (await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+           ).wait_response(timeout=10)
+    panel = await env.wait_for_dm(
+        "alice", lambda m: any(CELL_SELECT.fullmatch(c.custom_id or "")
+                               for c in m.walk_components()), timeout=30)
+    select = next(c.custom_id for c in panel.walk_components()
+                  if c.custom_id and CELL_SELECT.fullmatch(c.custom_id))
+    cell = next(o.value for c in panel.walk_components() if c.custom_id == select
+                for o in c.options)
+    pick = await env.select("alice", panel, select, [cell])
+    bot.terminate()  # while the click is being answered
+    started = time.monotonic()
+    code = await bot.wait(30)
+    took = time.monotonic() - started
+    assert code == 0, bot.log()[-3000:]
+    assert took < 15, took  # well within the 30 s hosts allow
+    record = await pick.wait_response(timeout=5)
+    assert record.type == 7  # the click in flight was answered
+    assert "shut down in" in bot.log()
+    # A click after the shutdown reaches nobody: the next start serves it.
+    again = await started_bot(env, db, tmp_path, "again")
+    try:
+        [game] = await games_in(db)
+        assert game.status is GameStatus.PLAY
+    finally:
+        await again.stop()
