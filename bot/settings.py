@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     max_lobbies: int = Field(default=3, ge=1)  # open lobbies a person may host at once
     max_active_games: int = Field(default=25, ge=1)  # games a person may play at once
     shutdown_grace: float = Field(default=8.0, gt=0)  # seconds for in-flight work on SIGTERM
+    # How long a claimed outbox lane or timer stays with its process: when a process dies,
+    # another takes its work over after this long.
+    lease_seconds: float = Field(default=60.0, ge=3)
 
     @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", mode="before")
     @classmethod

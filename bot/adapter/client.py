@@ -32,6 +32,7 @@ import hashlib
 import json
 import logging
 import time
+from datetime import timedelta
 from typing import Any, Literal
 
 import discord
@@ -47,7 +48,7 @@ from bot.adapter.ui import flows
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core.clock import Clock, to_ms
 from bot.core.computers import ComputerPool
-from bot.core.manager import Manager
+from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
 from bot.core.timers import SweepLoop
@@ -60,7 +61,14 @@ from bot.settings import Settings
 
 log = logging.getLogger("calico.client")
 
-COGS = tuple(f"bot.adapter.cogs.{name}" for name in ("lobby", "play", "info", "admin", "events"))
+def cog_modules() -> tuple[str, ...]:
+    """Every module of :mod:`bot.adapter.cogs` (each has a ``setup``): a new cog is a new file."""
+    import pkgutil
+
+    import bot.adapter.cogs as package
+
+    return tuple(sorted(f"{package.__name__}.{info.name}"
+                        for info in pkgutil.iter_modules(package.__path__)))
 SyncMode = Literal["auto", "always", "never"]
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per bucket per 5 seconds
 
@@ -209,16 +217,20 @@ class CalicoBot(commands.AutoShardedBot):
                 self.computers = ComputerPool(workers,
                                               on_move=self.metrics.observe_computer_move)
                 kwargs["computers"] = self.computers
+            lease = timedelta(seconds=self.settings.lease_seconds)
+            kwargs["config"] = ManagerConfig(
+                outbox_keep=timedelta(days=self.settings.retention_days), timer_lease=lease)
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", self._manager.store.location,
                      self._manager.store.backend)
         await self.tree.set_translator(CatalogueTranslator())
-        for name in COGS:
+        for name in cog_modules():
             await self.load_extension(name)
         self.add_dynamic_items(*ALL_ITEMS)
         self.tree.error(self.on_app_command_error)
         self.dispatcher = self.manager.dispatcher(DiscordDelivery(self),
-                                                  poll_interval=self.dispatch_poll)
+                                                  poll_interval=self.dispatch_poll,
+                                                  lease=self.settings.lease_seconds)
         self.sweeper = SweepLoop(MeteredSweeper(self.manager, self.metrics),
                                  interval=self.sweep_interval)
         self.metrics.set_sources(core_scrape_sources(

@@ -213,6 +213,9 @@ class Manager:
 
     async def _reload(self, game_id: int) -> LiveGame:
         """The stored game (the cache refreshed with it)."""
+        if not 0 < game_id < 1 << 63:
+            # A forged button can carry any number; the database's integers stop here.
+            raise ManagerError(ErrorCode.UNKNOWN_GAME, f"no game {game_id}")
         row = await self.store.load_game(game_id)
         if row is None:
             self._cache.pop(game_id, None)

@@ -311,3 +311,12 @@ async def test_a_real_computer_level_plays(manager: Manager) -> None:
     for _ in range(3):
         g = await step(manager, g, ANN.id)
     assert any(m.played_by == "computer" for m in await manager.store.moves(g.id))
+
+
+async def test_a_button_with_an_impossible_game_number_is_refused_cleanly(
+        manager: Manager) -> None:
+    """A forged button may carry a number too large for the database: the usual refusal."""
+    for game_id in (1 << 63, 10**20, 0, -5):
+        with pytest.raises(ManagerError) as caught:
+            await manager.play_turn(game_id, ANN.id, 0, "h0@C3>m0")
+        assert caught.value.code == "unknown_game"

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from bot import presenter as p
-from bot.adapter.client import COGS
+from bot.adapter.client import cog_modules
 from bot.adapter.ui import custom_ids as ids
 from bot.core.clock import FakeClock
 from bot.i18n import Text
@@ -31,7 +31,7 @@ async def test_command_tree_and_cogs(discord_env: DiscordEnv, tmp_path: Path) ->
     names = [c.name for c in client.calico_group.commands]
     assert len(names) == len(set(names))
     assert set(names) == EXPECTED
-    assert {type(c).__module__ for c in client.cogs.values()} == set(COGS)
+    assert {type(c).__module__ for c in client.cogs.values()} == set(cog_modules())
     assert env.sync_count(True) == 1
     await env.restart_client(bot_factory(tmp_path / "c.sqlite3", FakeClock(), sync="auto"))
     assert env.sync_count(True) == 1  # same tree: no second sync
