@@ -170,7 +170,8 @@ async def test_retention_prunes_only_what_may_be_pruned(manager: Manager,
     assert (await manager.get_game(playing.id)).status.active
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.lists(st.tuples(st.sampled_from([11, 12, 13]),  # server
                                st.integers(min_value=1, max_value=4),  # seats
                                st.lists(st.integers(min_value=0, max_value=90), min_size=4,
