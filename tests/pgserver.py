@@ -52,7 +52,9 @@ class ThrowawayPostgres:
         self.fast = fast  # fsync off: for tests only (benchmarks pass fast=False)
         self.dir: Path | None = None
         self.port = 0
-        self._run_as: list[str] = []
+        # PostgreSQL refuses root: as root, its commands run as the postgres user.
+        self._run_as: list[str] = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 \
+            else []
 
     @property
     def url(self) -> str:
@@ -71,7 +73,6 @@ class ThrowawayPostgres:
                 raise RuntimeError("running as root and there is no 'postgres' user to run "
                                    "the server as") from None
             os.chown(self.dir, user.pw_uid, user.pw_gid)
-            self._run_as = ["runuser", "-u", "postgres", "--"]
         data = self.dir / "data"
         self._run([str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "calico",
                    "-E", "UTF8", "--no-sync", "--no-instructions"])
@@ -145,3 +146,40 @@ async def drop_database(admin_url: str, url: str) -> None:
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await conn.close()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.pgserver start DIR`` (prints the admin URL; the server's files live in
+    DIR) / ``python -m tests.pgserver stop DIR``: for ``.ci/run``."""
+    import sys
+
+    if len(argv) != 2 or argv[0] not in ("start", "stop"):
+        print("usage: python -m tests.pgserver start|stop DIR", file=sys.stderr)
+        return 2
+    state = Path(argv[1])
+    state.mkdir(parents=True, exist_ok=True)
+    if argv[0] == "start":
+        server = ThrowawayPostgres()
+        try:
+            url = server.start()
+        except (RuntimeError, OSError) as e:
+            server.stop()
+            print(f"PostgreSQL could not start: {e}", file=sys.stderr)
+            return 1
+        assert server.dir is not None
+        (state / "server").write_text(str(server.dir))
+        print(url)
+        return 0
+    saved = state / "server"
+    if saved.exists():
+        server = ThrowawayPostgres()
+        server.dir = Path(saved.read_text().strip())
+        server.stop()
+        saved.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
