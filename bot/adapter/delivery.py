@@ -66,6 +66,13 @@ def _when(value: object) -> dt.datetime | None:
     return dt.datetime.fromisoformat(value) if isinstance(value, str) and value else None
 
 
+def written_at(notice: Notice) -> int:
+    """The game version a notice was queued with (its key is ``<game>.<version>.<index>``;
+    0 when the key says nothing)."""
+    parts = notice.key.split(".")
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+
+
 def nonce_for(key: str) -> str:
     """A nonce of at most 25 characters for a notice key (Discord's limit)."""
     return key if len(key) <= 25 else hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
@@ -165,6 +172,10 @@ class DiscordDelivery:
     async def deliver(self, notice: Notice) -> Receipt | None:
         try:
             game = await self.bot.manager.get_game(notice.game_id)
+            if game.version < written_at(notice):
+                # Another process wrote this change; our cached copy is older than the notice
+                # (its change notification may still be on the way): read the stored game.
+                game = await self.bot.manager.get_game(notice.game_id, fresh=True)
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
         if notice.kind is NoticeKind.OPEN_THREAD:

@@ -63,6 +63,10 @@ class Table:
         self.acked: list[tuple[int, int, int]] = []  # (game, ply, seat) of answered commits
         self.turns = 0
         self.names: dict[int, str] = {}
+        self.trace: dict[int, list[str]] = {}  # per game: what the players did (on failure)
+
+    def note(self, game_id: int, text: str) -> None:
+        self.trace.setdefault(game_id, []).append(f"{time.monotonic():.1f} {text}")
 
     def controls(self, msg: FakeMessage, pattern: re.Pattern[str], game: int,
                  ply: int | None = None) -> str | None:
@@ -75,7 +79,7 @@ class Table:
     async def panel(self, user: str, game: int, ply: int | None,
                     pattern: re.Pattern[str] = CELL_SELECT) -> FakeMessage:
         return await self.env.wait_for_dm(
-            user, lambda m: self.controls(m, pattern, game, ply) is not None, timeout=90)
+            user, lambda m: self.controls(m, pattern, game, ply) is not None, timeout=45)
 
     async def fresh(self, game_id: int) -> GameInfo:
         return await self.reader.get_game(game_id, fresh=True)
@@ -136,6 +140,7 @@ class Table:
 
     async def play(self, game_id: int) -> GameInfo:
         """Everyone's moves until the game is over."""
+        failures = 0
         for _ in range(400):
             game = await self.fresh(game_id)
             if not game.status.active:
@@ -143,13 +148,21 @@ class Table:
             try:
                 if game.status is GameStatus.DRAFT:
                     for uid in game.drafting_user_ids:
+                        self.note(game_id, f"draft by {self.names[uid]} at ply {game.ply}")
                         await self.draft(self.names[uid], game)
                 elif game.current_user_id is not None:
+                    self.note(game_id, f"turn of {self.names[game.current_user_id]} at ply "
+                                       f"{game.ply}")
                     await self.turn(self.names[game.current_user_id], game)
                 else:
                     await asyncio.sleep(0.2)  # a computer is thinking
-            except (TimeoutError, LookupError):
+                failures = 0
+            except (TimeoutError, LookupError) as e:
                 # Lost with a killed process, or refused as out of date: look again, retry.
+                self.note(game_id, f"retry after {type(e).__name__}: {str(e)[:200]}")
+                failures += 1
+                if failures >= 8:
+                    raise AssertionError("\n".join(self.trace[game_id][-20:])) from e
                 await asyncio.sleep(0.5)
         raise AssertionError(f"game {game_id} did not end")
 
@@ -265,7 +278,7 @@ async def test_three_processes_share_forty_games_across_a_crash(
             raise AssertionError(logs(bots)) from None
 
         started = time.monotonic()
-        finished = await asyncio.wait_for(asyncio.gather(*running), timeout=1500)
+        finished = await asyncio.wait_for(asyncio.gather(*running), timeout=1200)
         assert len(set(finished)) == 40, finished
         assert "cluster slot 0 " in bots[-1].log()  # the new process took the freed slot
         elapsed = time.monotonic() - started
