@@ -70,7 +70,7 @@ async def test_sqlite_to_postgresql_and_back_keeps_every_row(
     # The game goes on on PostgreSQL (ids continue after the copied ones).
     m = await Manager.open(pg_url, clock=clock, seed_source=seeds(50))
     try:
-        playing = [g for g in await m.games_for_user(CAT.id)]
+        playing = await m.games_for_user(CAT.id)
         assert len(playing) == 1 and playing[0].status.active
         fresh = await new_game(m, people=(BOB,))
         assert fresh.id > max(g.id for g in playing)
