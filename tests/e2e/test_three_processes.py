@@ -37,6 +37,7 @@ pytestmark = pytest.mark.fakediscord(fail_on_violations=False, interaction_deadl
 SHARDS = 8
 SLOTS = 3
 CELL_SELECT = re.compile(r"calico:c:(\d+):(\d+):([hm]\d)")
+ANY_TURN_CONTROL = re.compile(r"calico:[ctu]:(\d+):(\d+)(?::.*)?")
 DRAFT_SELECT = re.compile(r"calico:g:(\d+):(\d+)")
 GAME_ID = re.compile(r"Calico #(\d+)")
 CLICK_TIMEOUT = 20.0
@@ -93,7 +94,17 @@ class Table:
         move = make_player("random", game.ply).choose(private_view(game.state, seat),
                                                       legal_moves(game.state, seat))
         assert isinstance(move, PlaceTile)
-        panel = await self.panel(user, game.id, game.ply)
+        panel = await self.panel(user, game.id, game.ply, ANY_TURN_CONTROL)
+        undo = f"calico:u:{game.id}:{game.ply}"
+        if self.controls(self.env.get_message(panel.id), CELL_SELECT, game.id, game.ply) is None \
+                and any(c.custom_id == undo for c in panel.walk_components()):
+            # A previous try left the panel at its preview (the commit click was lost with a
+            # killed process): back to choosing, as a player would.
+            back = await self.env.click(user, panel, custom_id=undo)
+            await back.wait_response(timeout=CLICK_TIMEOUT)
+            await self.env.wait_for(lambda: self.controls(
+                self.env.get_message(panel.id), CELL_SELECT, game.id, game.ply),
+                timeout=CLICK_TIMEOUT)
         source = f"h{move.hand}" if move.hand is not None else f"m{move.market}"
         cell = cell_name(move.cell)
         first = await self.env.select(user, panel, f"calico:c:{game.id}:{game.ply}:{source}",

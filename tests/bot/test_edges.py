@@ -1,0 +1,194 @@
+"""Edges of the dispatcher, the timers and leaving that a mutation probe found untested (each
+test fails for a change no other test noticed): delivered counts, a retry's due time, a first
+pass that fails, no busy polling, a backlog drained without waiting, deadlines and turn timers
+after moves, leaving, and sweeps that must do nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from bot.core.clock import FakeClock, to_ms
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus, NoticeKind
+from bot.core.outbox import DeliveryError, NullDelivery
+from bot.core.storage import Lane, Store
+from tests.bot.conftest import ANN, BOB, CAT, RecordingDelivery, new_game, play_out, step
+
+
+async def test_delivered_counts_are_kept(manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    null = NullDelivery()
+    d = manager.dispatcher(null)
+    while await d.run_once():
+        pass
+    stored = await manager.store.notices(g.id)
+    assert null.count == len(stored) == d.delivered > 0
+    assert d.counts["done"] == len(stored) and d.failed == 0
+
+
+async def test_a_retry_comes_due_after_its_backoff(manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, computers=1, setup="beginner")
+    target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
+    out = RecordingDelivery(fail={target.key: [DeliveryError("503")]})
+    d = manager.dispatcher(out, base_delay=7)
+    await d.run_once()
+    now = to_ms(clock.now())
+    row = next(n for n in await manager.store.notices(g.id) if n.key == target.key)
+    assert row.status == "pending" and row.attempts == 1
+    stats = await manager.store.outbox_stats(now)
+    assert stats.lanes_due == 0 and stats.pending >= 1  # the thread lane waits 7 s
+    clock.advance(seconds=6)
+    assert await d.run_once() == 0 and out.calls.count(target.key) == 1
+    clock.advance(seconds=1)
+    assert await d.run_once() > 0 and out.calls.count(target.key) == 2
+
+
+class FlakyStore:
+    """A store whose first lane claim fails (a database hiccup)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.failed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
+        if not self.failed:
+            self.failed = True
+            raise ConnectionError("the database blinked")
+        return await self._store.claim_lanes(owner, now, lease_ms, limit)
+
+
+async def test_run_forever_survives_a_failing_pass_and_never_busy_polls(
+        manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    out = RecordingDelivery()
+    from bot.core.outbox import Dispatcher
+
+    flaky = FlakyStore(manager.store)
+    d = Dispatcher(flaky, out, manager.clock, poll_interval=0.2)  # type: ignore[arg-type]
+    task = asyncio.create_task(d.run_forever())
+    try:
+        for _ in range(200):
+            if len(out.shown) == len(await manager.store.notices(g.id)):
+                break
+            await asyncio.sleep(0.02)
+        assert flaky.failed and len(out.shown) == len(await manager.store.notices(g.id))
+        # Idle now: over a second, a handful of polls (one per poll interval), no spinning.
+        before = d.passes
+        await asyncio.sleep(1.0)
+        assert 1 <= d.passes - before <= 8
+    finally:
+        d.stop()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_a_backlog_larger_than_one_round_drains_without_waiting_a_poll(
+        manager: Manager) -> None:
+    for host in (ANN, BOB, CAT):
+        await new_game(manager, host=host, computers=1, setup="beginner")
+    total = len(await manager.store.notices())
+    out = RecordingDelivery()
+    d = manager.dispatcher(out, concurrency=1, per_lane=1, poll_interval=30)
+    task = asyncio.create_task(d.run_forever())
+    try:
+        for _ in range(300):
+            if len(out.shown) == total:
+                break
+            await asyncio.sleep(0.01)
+        assert len(out.shown) == total  # long before a 30 s poll could have helped
+    finally:
+        d.stop()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_game_over_clears_the_deadline_and_every_timer(manager: Manager) -> None:
+    import random
+
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    assert g.deadline_at is not None
+    g = await play_out(manager, g, random.Random(1))
+    assert g.status is GameStatus.OVER and g.deadline_at is None
+    assert await manager.store.timers(g.id) == []
+
+
+async def test_after_a_move_only_the_next_seats_turn_timer_exists(manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB, CAT), setup="beginner")
+    for _ in range(4):
+        g = await step(manager, g, g.current_user_id)  # type: ignore[arg-type]
+        turns = [t for t in await manager.store.timers(g.id) if t.kind == "turn"]
+        assert [t.seat for t in turns] == [g.current_seat]
+        assert turns[0].deadline_at == to_ms(g.deadline_at)  # type: ignore[arg-type]
+
+
+async def test_leaving_returns_the_game_and_the_last_person_ends_it(manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    left = await manager.leave_game(g.id, BOB.id)
+    assert isinstance(left, GameInfo) and left.id == g.id
+    assert left.seats[g.seat_of(BOB.id) or 0].ai_level is not None and left.status.active
+    over = await manager.leave_game(g.id, ANN.id)
+    assert over.status is GameStatus.ABANDONED and over.end_reason == "everyone_left"
+    ended = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.ENDED]
+    assert [n.payload["reason"] for n in ended] == ["everyone_left"]
+
+
+async def test_the_deadline_clears_only_when_the_seat_to_act_leaves(manager: Manager) -> None:
+    g = await new_game(manager, people=(BOB, CAT), setup="beginner")
+    waiting = next(s for s in g.seats if s.user_id != g.current_user_id)
+    assert waiting.user_id is not None
+    after = await manager.leave_game(g.id, waiting.user_id)
+    assert after.deadline_at == g.deadline_at  # the one to act is still on the clock
+    acting = g.current_user_id
+    assert acting is not None
+    after = await manager.leave_game(g.id, acting)
+    assert after.deadline_at is None  # now a computer acts (or one person alone: no clock)
+
+
+async def test_a_timer_for_a_seat_that_no_longer_must_act_only_goes_away(
+        manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner", turn_hours=1)
+    from bot.core.storage import GameWrite, TimerRow
+
+    row = await manager.store.load_game(g.id)
+    assert row is not None
+    other = 1 - (g.current_seat or 0)
+    stale = TimerRow(g.id, "turn", other, to_ms(clock.now()), to_ms(clock.now()))
+    await manager.store.commit(GameWrite(game_id=g.id, expect_version=row.version,
+                                         now=to_ms(clock.now()), upsert_timers=[stale]))
+    manager._cache.pop(g.id, None)
+    before = len(await manager.store.notices(g.id))
+    report = await manager.sweep()
+    assert report.details == [] and report.reminders == 0 and report.autoplayed == 0
+    assert [t.seat for t in await manager.store.timers(g.id) if t.kind == "turn"] == [
+        g.current_seat]
+    assert len(await manager.store.notices(g.id)) == before
+
+
+async def test_after_the_stall_a_second_sweep_does_nothing(manager: Manager,
+                                                           clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner", timeout_action="remind",
+                       turn_hours=1)
+    stalled = 0
+    for _ in range(20):
+        clock.advance(minutes=31)
+        stalled += (await manager.sweep()).stalled
+        if stalled:
+            break
+    assert stalled == 1
+    notices = len(await manager.store.notices(g.id))
+    clock.advance(hours=3)
+    again = await manager.sweep()
+    assert (again.reminders, again.stalled, again.autoplayed) == (0, 0, 0)
+    assert len(await manager.store.notices(g.id)) == notices
+    assert (await manager.get_game(g.id)).ply == g.ply  # it waits for the person
+
+
+async def test_the_sweep_keeps_its_report_of_failures_at_zero_when_all_is_well(
+        manager: Manager, clock: FakeClock) -> None:
+    await new_game(manager, people=(BOB,), setup="beginner", turn_hours=1)
+    clock.advance(timedelta(minutes=31))
+    report = await manager.sweep()
+    assert report.failed == 0 and report.reminders == 1 and manager.timer_failures == 0
