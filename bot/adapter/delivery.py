@@ -172,9 +172,12 @@ class DiscordDelivery:
     async def deliver(self, notice: Notice) -> Receipt | None:
         try:
             game = await self.bot.manager.get_game(notice.game_id)
-            if game.version < written_at(notice):
-                # Another process wrote this change; our cached copy is older than the notice
-                # (its change notification may still be on the way): read the stored game.
+            threadless = (notice.user_id is None and game.thread_id is None
+                          and notice.kind is not NoticeKind.OPEN_THREAD)
+            if game.version < written_at(notice) or threadless:
+                # Another process wrote this change, or opened the thread after the notice was
+                # queued; our cached copy may be older (its change notification may still be
+                # on the way): read the stored game.
                 game = await self.bot.manager.get_game(notice.game_id, fresh=True)
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
