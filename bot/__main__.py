@@ -132,6 +132,7 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
 async def _check(location: str) -> int:
     from bot.core.storage import is_postgres, open_store
+    from bot.core.storage.postgres.store import redact
 
     if is_postgres(location):
         store = await open_store(location)
@@ -143,12 +144,13 @@ async def _check(location: str) -> int:
         from bot.core.storage.sqlite.db import check
 
         problems = await check(location)
+    shown = redact(location) if is_postgres(location) else location
     if problems:
-        print(f"{location}: {len(problems)} problem(s) found:")
+        print(f"{shown}: {len(problems)} problem(s) found:")
         for line in problems[:20]:
             print(f"  {line}")
         return 1
-    print(f"{location}: ok")
+    print(f"{shown}: ok")
     return 0
 
 
@@ -173,7 +175,7 @@ async def _backup(location: str, target: str) -> int:
 async def _migrate(source: str, target: str) -> int:
     from bot.core.storage.copy import copy_database
 
-    report = await copy_database(source, target, progress=print)
+    report = await copy_database(source, target)
     for table, (copied, counted) in report.items():
         print(f"  {table}: {copied} rows copied, {counted} in the target")
     print("done: every table's row count matches")

@@ -152,12 +152,14 @@ class CalicoBot(commands.AutoShardedBot):
         self.dispatcher: Dispatcher | None = None
         self.sweeper: SweepLoop | None = None
         self.computers: ComputerPool | None = None
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: list[asyncio.Task[None]] = []  # the work: delivering, sweeping
+        self._side_tasks: list[asyncio.Task[None]] = []  # reports: stopped at once
         self._locales: LocaleSource | None = None
         self.synced: bool = False
         self.inflight: set[asyncio.Task[Any]] = set()
         self._accepting = True
         self._closing = False
+        self._shutdown: asyncio.Future[None] | None = None
         self._identify_concurrency = 1
         self._last_identify: dict[int, float] = {}
         self._slot: Any = None  # the connection holding this process's cluster slot
@@ -209,7 +211,6 @@ class CalicoBot(commands.AutoShardedBot):
     # ------------------------------------------------------------------ start
 
     async def setup_hook(self) -> None:
-        await self._plan_shards()
         if self._manager is None:
             kwargs: dict[str, Any] = {} if self.clock is None else {"clock": self.clock}
             workers = self.settings.ai_workers
@@ -223,6 +224,7 @@ class CalicoBot(commands.AutoShardedBot):
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", self._manager.store.location,
                      self._manager.store.backend)
+        await self._plan_shards()  # after the database: the cluster's shard count is kept there
         await self.tree.set_translator(CatalogueTranslator())
         for name in cog_modules():
             await self.load_extension(name)
@@ -249,9 +251,11 @@ class CalicoBot(commands.AutoShardedBot):
             self._tasks.append(asyncio.create_task(self._run_dispatcher(), name="calico-outbox"))
             self._tasks.append(asyncio.create_task(self.sweeper.run_forever(),
                                                    name="calico-sweep"))
-            self._tasks.append(asyncio.create_task(self._report_shards(), name="calico-shards"))
+            self._side_tasks.append(asyncio.create_task(self._report_shards(),
+                                                        name="calico-shards"))
         if self.computers is not None:
-            self._tasks.append(asyncio.create_task(self._warm_computers(), name="calico-warm"))
+            self._side_tasks.append(asyncio.create_task(self._warm_computers(),
+                                                        name="calico-warm"))
         if self.sync_mode != "never":
             await self.sync_commands(force=self.sync_mode == "always")
 
@@ -268,9 +272,9 @@ class CalicoBot(commands.AutoShardedBot):
         if settings.cluster_slots:
             from bot.core.storage.postgres.store import wait_for_slot
 
-            self.cluster_slot, self._slot = await wait_for_slot(settings.db_path,
-                                                                settings.cluster_slots)
-            count = settings.shard_count or recommended or 1
+            slots = settings.cluster_slots
+            self.cluster_slot, self._slot = await wait_for_slot(settings.db_path, slots)
+            count = await self._cluster_shard_count(settings.shard_count, recommended, slots)
             self.shard_count = count
             self.shard_ids = [s for s in range(count) if s % settings.cluster_slots
                               == self.cluster_slot]
@@ -281,6 +285,23 @@ class CalicoBot(commands.AutoShardedBot):
             self.shard_ids = settings.shard_ids
         if self.shard_ids is not None and not self.shard_ids:
             raise RuntimeError("this process has no shard to run")
+
+    async def _cluster_shard_count(self, configured: int | None, recommended: int | None,
+                                   slots: int) -> int:
+        """The deployment's shard count, the same for every process: the setting when given,
+        else the one the first process chose (kept in the database), else Discord's
+        recommendation, and never fewer shards than slots (each process runs at least one)."""
+        store = self.manager.store
+        key = f"cluster:shard_count:{self.application_id}"
+        stored = await store.get_state(key)
+        count = configured or (int(stored) if stored and stored.isdigit() else None) \
+            or max(recommended or 1, slots)
+        if count < slots:
+            raise RuntimeError(f"CALICO_SHARD_COUNT={count} is fewer than CALICO_CLUSTER_SLOTS="
+                               f"{slots}: every process needs at least one shard")
+        if stored != str(count):
+            await store.set_state(key, str(count), int(time.time() * 1000))
+        return count
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Discord lets ``max_concurrency`` shards identify together (one per bucket, ``shard_id
@@ -321,9 +342,18 @@ class CalicoBot(commands.AutoShardedBot):
     # ------------------------------------------------------------------ stop
 
     async def close(self) -> None:
-        if self._closing:
-            await super().close()
-            return
+        """Shut down once (see the module docstring); every caller waits for that one
+        shutdown to finish (a signal handler and ``async with`` both call this)."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._shutdown)
+
+    async def __aexit__(self, *exc: object) -> None:
+        # discord.py skips close() here once the gateway is closed; our shutdown may still be
+        # closing the database: wait for it.
+        await self.close()
+
+    async def _close(self) -> None:
         self._closing = True
         started = time.monotonic()
         grace = self.settings.shutdown_grace
@@ -340,9 +370,10 @@ class CalicoBot(commands.AutoShardedBot):
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(asyncio.shield(task), timeout=remaining)
-        for task in self._tasks:
+        for task in [*self._tasks, *self._side_tasks]:
             task.cancel()
         self._tasks.clear()
+        self._side_tasks.clear()
         await super().close()
         if self.health is not None:
             await self.health.stop()
