@@ -134,7 +134,7 @@ class Dispatcher:
         self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
         self.passes = 0  # claims made (a busy-polling dispatcher would show it)
         self._refused: dict[int, int] = {}  # user -> when a DM to them failed for good (ms)
-        self.serving = 0  # lanes being served right now
+        self.serving = 0  # lanes claimed and not given back yet
 
     @property
     def delivered(self) -> int:
@@ -162,7 +162,6 @@ class Dispatcher:
         # Hand the lane back well within its lease (slow deliveries: 429s, retries inside
         # discord.py), so no other process takes it over while this one still serves it.
         until = loop.time() + self.lease_ms / 3000
-        self.serving += 1
         try:
             notices = await self.store.lane_notices(lane, self.per_lane)
             for notice in notices:
@@ -256,7 +255,11 @@ class Dispatcher:
 
     async def _claim(self, limit: int) -> list[Lane]:
         self.passes += 1
-        return await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit)
+        lanes = await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit)
+        # Counted from the claim (each _serve gives one back): between a claim and its task
+        # starting, the lane is neither due nor served, and must not look idle.
+        self.serving += len(lanes)
+        return lanes
 
     async def run_once(self) -> int:
         """Claim up to ``concurrency`` due lanes and serve them; returns how many notices were

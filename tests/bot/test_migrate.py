@@ -91,8 +91,14 @@ async def test_a_target_with_data_is_refused_untouched(tmp_path: Path, pg_url: s
 
 
 def test_the_command_reports_each_table(tmp_path: Path, pg_url: str,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+                                        capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
+
+    import bot.__main__
+
+    # The command sets up logging for a terminal; the test keeps pytest's own.
+    monkeypatch.setattr(bot.__main__.logs, "configure", lambda *a, **k: None)
 
     source = tmp_path / "cmd.sqlite3"
     asyncio.run(filled(source, FakeClock()))

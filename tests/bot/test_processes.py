@@ -92,7 +92,8 @@ async def test_a_cached_game_never_refuses_a_click_another_process_made_valid(
         await b.close()
 
 
-async def test_two_dispatcher_processes_deliver_each_notice_once(pg_db: str) -> None:
+async def test_two_dispatcher_processes_deliver_each_notice_once(pg_db: str,
+                                                                 tmp_path: Path) -> None:
     m = await Manager.open(pg_db, seed_source=seeds())
     for i in range(8):
         g = await new_game(m, host=(ANN, BOB, CAT, DAN)[i % 4], people=(), computers=1,
@@ -104,7 +105,16 @@ async def test_two_dispatcher_processes_deliver_each_notice_once(pg_db: str) -> 
     stored = [n.key for n in await m.store.notices()]
     await m.close()
     assert len(stored) > 50
-    results = await asyncio.gather(worker("drain", pg_db, 4), worker("drain", pg_db, 4))
+    go = tmp_path / "go"
+
+    async def start_together() -> None:
+        while len(list(tmp_path.glob("go.*"))) < 2:
+            await asyncio.sleep(0.05)
+        go.touch()
+
+    results = await asyncio.gather(worker("drain", pg_db, 4, go), worker("drain", pg_db, 4, go),
+                                   start_together())
+    results = results[:2]
     keys = [k for r in results for k in r["keys"]]  # type: ignore[attr-defined]
     assert sorted(keys) == sorted(stored)  # every notice once, by one process or the other
     assert all(r["keys"] for r in results)  # both took part

@@ -4,8 +4,9 @@ process and prints what it did as JSON on standard output.
 
 - ``click DB GAME USER PLY MOVE N``: N identical ``play_turn`` calls at once;
   prints ``{"ok": k, "stale": m, "other": [...]}``.
-- ``drain DB SECONDS``: a dispatcher delivering for SECONDS with a delivery that takes a few
-  milliseconds per notice; prints the keys it delivered.
+- ``drain DB SECONDS GO``: once the file GO exists (the test creates it when every worker
+  has written ``GO.<pid>``: they start together), a dispatcher delivering for SECONDS with a
+  delivery that takes a few milliseconds per notice; prints the keys it delivered.
 - ``sweep DB NOW_MS``: one sweep at that time (a fake clock); prints the report's counts.
 """
 
@@ -27,7 +28,7 @@ class SlowDelivery:
         self.keys: list[str] = []
 
     async def deliver(self, notice: Notice) -> Receipt | None:
-        await asyncio.sleep(0.003)
+        await asyncio.sleep(0.01)
         self.keys.append(notice.key)
         return None
 
@@ -46,8 +47,14 @@ async def click(db: str, game: int, user: int, ply: int, move: str, n: int) -> d
     return {"ok": ok, "stale": stale, "other": other}
 
 
-async def drain(db: str, seconds: float) -> dict[str, object]:
+async def drain(db: str, seconds: float, go: str) -> dict[str, object]:
+    import os
+    from pathlib import Path
+
     m = await Manager.open(db)
+    Path(f"{go}.{os.getpid()}").touch()
+    while not Path(go).exists():
+        await asyncio.sleep(0.01)
     out = SlowDelivery()
     d = m.dispatcher(out, concurrency=4, per_lane=2, poll_interval=0.05)
     task = asyncio.create_task(d.run_forever())
@@ -75,7 +82,7 @@ def main(argv: list[str]) -> None:
         result = asyncio.run(click(db, int(rest[0]), int(rest[1]), int(rest[2]), rest[3],
                                    int(rest[4])))
     elif command == "drain":
-        result = asyncio.run(drain(db, float(rest[0])))
+        result = asyncio.run(drain(db, float(rest[0]), rest[1]))
     elif command == "sweep":
         result = asyncio.run(sweep(db, int(rest[0])))
     else:

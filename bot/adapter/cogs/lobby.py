@@ -74,15 +74,18 @@ class Lobby(CalicoCog):
         self.bot.locales.remember(host.id, host.locale)
         return host
 
-    async def _wait_for_thread(self, game_id: int, timeout: float = 10.0) -> GameInfo:
-        """The game once its thread is open (the outbox opens it, in this process or another),
-        or as it stands after ``timeout`` (the answer then says it is on its way)."""
+    async def _wait_for_thread(self, game_id: int, *, lobby: bool = False,
+                               timeout: float = 10.0) -> GameInfo:
+        """The game once its thread is open (and, with ``lobby``, its lobby message posted: the
+        outbox does both, in this process or another), or as it stands after ``timeout`` (the
+        answer then says it is on its way)."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         delay = 0.05
         while True:
             game = await self.bot.manager.get_game(game_id, fresh=True)
-            if game.thread_id is not None or not game.status.active or loop.time() > end:
+            ready = game.thread_id is not None and (not lobby or game.lobby_message_id)
+            if ready or not game.status.active or loop.time() > end:
                 return game
             await asyncio.sleep(delay)
             delay = min(0.5, delay * 1.5)
@@ -144,7 +147,7 @@ class Lobby(CalicoCog):
                 host, guild.id, channel.id, options, computers=[level] * computers,
                 open_thread=True)
             crash_point("start.created")
-            game = await self._wait_for_thread(game.id)
+            game = await self._wait_for_thread(game.id, lobby=True)
             return self._opened(tr, game, "lobby.opened", host)
 
         await respond.reply(interaction, work(), ephemeral=False)
