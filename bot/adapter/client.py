@@ -345,6 +345,9 @@ class CalicoBot(commands.AutoShardedBot):
             self.dispatcher.stop()
         if self.sweeper is not None:
             self.sweeper.stop()
+        for task in self._tasks:
+            if task.get_name() in ("calico-shards", "calico-warm"):
+                task.cancel()  # no work in flight there: nothing to wait for
         remaining = max(0.5, grace - (time.monotonic() - started))
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
