@@ -131,18 +131,24 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
 
 async def _check(location: str) -> int:
-    from bot.core.storage import is_postgres, open_store
+    import sqlite3
 
-    if is_postgres(location):
-        store = await open_store(location)
-        try:
-            problems = await store.integrity_check()
-        finally:
-            await store.close()
-    else:
-        from bot.core.storage.sqlite.db import check
+    from bot.core.storage import StorageError, is_postgres, open_store
 
-        problems = await check(location)
+    try:
+        if is_postgres(location):
+            store = await open_store(location)
+            try:
+                problems = await store.integrity_check()
+            finally:
+                await store.close()
+        else:
+            from bot.core.storage.sqlite.db import check
+
+            problems = await check(location)
+    except (StorageError, sqlite3.DatabaseError) as e:
+        # Too damaged for the check to run at all (or not a calico-bot database): said plainly.
+        problems = [f"{type(e).__name__}: {e}"]
     if problems:
         print(f"{location}: {len(problems)} problem(s) found:")
         for line in problems[:20]:
@@ -161,7 +167,13 @@ async def _backup(location: str, target: str) -> int:
               "pg_dump --format=custom --file=calico.dump <database> (restore with pg_restore).",
               file=sys.stderr)
         return 2
-    problems = await backup(location, target)
+    from bot.core.storage import StorageError
+
+    try:
+        problems = await backup(location, target)
+    except StorageError as e:
+        print(f"backup: {e}", file=sys.stderr)
+        return 1
     if problems:
         print(f"the copy in {target} failed its integrity check: {problems[:3]}",
               file=sys.stderr)
