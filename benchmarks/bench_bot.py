@@ -8,19 +8,25 @@ commit: storage and the manager; the answer keeps the preview picture and draws 
 new quilt goes to the thread through the outbox). Prints the machine and median / p90 / p99 /
 max.
 
-    .venv/bin/python -m benchmarks.bench_bot [--turns N]
+    .venv/bin/python -m benchmarks.bench_bot [--turns N] [--metrics on|off|both] [--rounds R]
+
+``--metrics off`` replaces the recording of interactions (``bot.adapter.telemetry``: the stamp
+when one arrives, the counter and histogram when it is answered) with no-ops; ``both``
+alternates runs with and without it (``--rounds`` of each), so that both see the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -94,19 +100,54 @@ async def run(turns: int) -> dict[str, list[float]]:
     return results
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=44)
-    args = parser.parse_args()
-    print("machine:", machine())
-    results = asyncio.run(run(args.turns))
+@contextlib.contextmanager
+def metrics_off() -> Iterator[None]:
+    """Interactions go unrecorded: no stamp, no counter, no histogram."""
+    from bot.adapter import telemetry
+
+    saved = telemetry.admitted, telemetry.answered
+    telemetry.admitted = lambda interaction: None  # type: ignore[assignment]
+    telemetry.answered = lambda metrics, interaction, outcome: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        telemetry.admitted, telemetry.answered = saved
+
+
+def report(title: str, results: dict[str, list[float]]) -> None:
+    print(title)
     every = [v for values in results.values() for v in values]
     for name, values in [*results.items(), ("all clicks", every)]:
         if not values:
             continue
-        print(f"{name:16s} n={len(values):3d}  median {statistics.median(values):6.1f} ms  "
+        print(f"  {name:16s} n={len(values):3d}  median {statistics.median(values):6.1f} ms  "
               f"p90 {pct(values, 0.9):6.1f} ms  p99 {pct(values, 0.99):6.1f} ms  "
               f"max {max(values):6.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=44)
+    parser.add_argument("--metrics", choices=("on", "off", "both"), default="on")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each mode")
+    args = parser.parse_args()
+    print("machine:", machine())
+    modes = ["on", "off"] if args.metrics == "both" else [args.metrics]
+    totals: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
+    for _ in range(args.rounds):
+        for mode in modes:
+            load = os.getloadavg()[0]
+            with metrics_off() if mode == "off" else contextlib.nullcontext():
+                started = time.process_time()
+                results = asyncio.run(run(args.turns))
+                cpu = time.process_time() - started
+            clicks = sum(len(v) for v in results.values())
+            print(f"metrics {mode}: {clicks} clicks, load average {load:.1f}, "
+                  f"{cpu / max(1, clicks) * 1000:.1f} ms CPU per click (whole process)")
+            for name, values in results.items():
+                totals[mode].setdefault(name, []).extend(values)
+    for mode in modes:
+        report(f"metrics {mode}:", totals[mode])
     print("targets: median ≤ 100 ms, p99 ≤ 300 ms (click to answer, rendering included)")
 
 

@@ -131,19 +131,25 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
 
 async def _check(location: str) -> int:
-    from bot.core.storage import is_postgres, open_store
+    import sqlite3
+
+    from bot.core.storage import StorageError, is_postgres, open_store
     from bot.core.storage.postgres.store import redact
 
-    if is_postgres(location):
-        store = await open_store(location)
-        try:
-            problems = await store.integrity_check()
-        finally:
-            await store.close()
-    else:
-        from bot.core.storage.sqlite.db import check
+    try:
+        if is_postgres(location):
+            store = await open_store(location)
+            try:
+                problems = await store.integrity_check()
+            finally:
+                await store.close()
+        else:
+            from bot.core.storage.sqlite.db import check
 
-        problems = await check(location)
+            problems = await check(location)
+    except (StorageError, sqlite3.DatabaseError) as e:
+        # Too damaged for the check to run at all (or not a calico-bot database): said plainly.
+        problems = [f"{type(e).__name__}: {e}"]
     shown = redact(location) if is_postgres(location) else location
     if problems:
         print(f"{shown}: {len(problems)} problem(s) found:")
@@ -163,7 +169,13 @@ async def _backup(location: str, target: str) -> int:
               "pg_dump --format=custom --file=calico.dump <database> (restore with pg_restore).",
               file=sys.stderr)
         return 2
-    problems = await backup(location, target)
+    from bot.core.storage import StorageError
+
+    try:
+        problems = await backup(location, target)
+    except StorageError as e:
+        print(f"backup: {e}", file=sys.stderr)
+        return 1
     if problems:
         print(f"the copy in {target} failed its integrity check: {problems[:3]}",
               file=sys.stderr)

@@ -178,10 +178,14 @@ async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
             current = game.current_user_id
             if current is None:
                 break  # a computer's turn is played by the manager itself
+            move = _pick(game, current, players)
+            assert isinstance(move, PlaceTile)
             if previews_left > 0:
+                # The preview shows the very move that is then played (the player's two
+                # clicks: a cell for a tile, then the market tile).
                 previews_left -= 1
-                await _show_preview(manager, game, current, transcript, locales)
-            await _take_turn(manager, game, current, players)
+                await _show_preview(manager, game, current, move, transcript, locales)
+            await manager.play_turn(game.id, current, game.ply, move.text())
         await _drain(dispatcher)
     await _drain(dispatcher)
 
@@ -209,23 +213,10 @@ async def _choose_goals(manager: Manager, game: GameInfo, uid: int,
     await manager.choose_goals(game.id, uid, game.ply, list(move.goals))
 
 
-async def _take_turn(manager: Manager, game: GameInfo, uid: int,
-                     players: dict[int, Player]) -> None:
-    move = _pick(game, uid, players)
-    assert isinstance(move, PlaceTile)
-    await manager.play_turn(game.id, uid, game.ply, move.text())
-
-
-async def _show_preview(manager: Manager, game: GameInfo, uid: int, transcript: Transcript,
-                        locales: DemoLocales) -> None:
-    """What choosing a cell looks like in the DM: the tile in place, what it earns, the
-    market buttons (the player's next click commits the turn)."""
-    seat = game.seat_of(uid)
-    assert seat is not None and game.state is not None
-    legal = [m for m in legal_moves(game.state, seat) if isinstance(m, PlaceTile)]
-    if not legal:
-        return
-    move = legal[0]
+async def _show_preview(manager: Manager, game: GameInfo, uid: int, move: PlaceTile,
+                        transcript: Transcript, locales: DemoLocales) -> None:
+    """What choosing a cell looks like in the DM: the tile of ``move`` in place, what it
+    earns, the market buttons (the player's next click commits the turn)."""
     source = move.hand if move.hand is not None else (move.market or 0)
     events = await manager.preview(game.id, uid, game.ply, source, move.cell)
     tr = await locales.text_for(uid)

@@ -68,6 +68,10 @@ def channel_mention(channel_id: int) -> str:
     return f"<#{channel_id}>"
 
 
+def role_mention(role_id: int) -> str:
+    return f"<@&{role_id}>"
+
+
 def jump_url(guild_id: int | None, channel_id: int, message_id: int | None = None) -> str:
     """A link that opens the channel (or the message) in Discord."""
     where = "@me" if guild_id is None else str(guild_id)
@@ -330,22 +334,35 @@ def cell_name_safe(cell: int) -> str:
 # --------------------------------------------------------------------------- games and seats
 
 
+def level_name(tr: Text, level: str) -> str:
+    key = f"level.{level}"
+    return tr(key) if i18n_has(key) else level
+
+
+def seat_name(tr: Text | None, seat: SeatInfo) -> str:
+    """A seat's name in the reader's language: a person's own name; a computer's, with its
+    level, from the catalogue (the stored name is English); and a seat a computer took over
+    from a person (they left, or their time ran out) names both, so that results never credit
+    the person with the computer's turns."""
+    if seat.ai_level is None:
+        return seat.name
+    tr = tr or Text("en")
+    computer = tr("names.computer", level=level_name(tr, seat.ai_level))
+    if seat.user_id is not None or seat.left:
+        return tr("names.took_over", computer=computer, name=seat.name)
+    return computer
+
+
 def seat_names(game: GameInfo, tr: Text | None = None) -> list[str]:
-    """Display names by seat (a computer seat says so)."""
-    out = []
-    for s in game.seats:
-        if s.ai_level is not None and s.user_id is None:
-            out.append(s.name or (tr("term.computer") if tr else "Computer"))
-        else:
-            out.append(s.name)
-    return out
+    """Display names by seat (a computer seat says so: see :func:`seat_name`)."""
+    return [seat_name(tr, s) for s in game.seats]
 
 
-def who(seat: SeatInfo) -> str:
-    """A mention for a person, the plain name for a computer."""
+def who(seat: SeatInfo, tr: Text | None = None) -> str:
+    """A mention for a person, the name for a computer."""
     if seat.user_id is not None and seat.ai_level is None:
         return mention(seat.user_id)
-    return f"🤖 {seat.name}"
+    return f"🤖 {seat_name(tr, seat)}"
 
 
 def thread_url(game: GameInfo) -> str:
@@ -388,8 +405,8 @@ def lobby_text(tr: Text, game: GameInfo) -> str:
         if seat is None:
             lines.append(tr("lobby.seat.free", number=i + 1))
         elif seat.ai_level is not None:
-            lines.append(tr("lobby.seat.computer", number=i + 1, name=seat.name,
-                            level=tr(f"level.{seat.ai_level}")))
+            lines.append(tr("lobby.seat.computer", number=i + 1, name=tr("term.computer"),
+                            level=level_name(tr, seat.ai_level)))
         elif seat.user_id == game.host_id:
             lines.append(tr("lobby.seat.host", number=i + 1, name=seat.name))
         else:
@@ -414,11 +431,11 @@ def started_text(tr: Text, game: GameInfo, first_seat: int) -> str:
         parts.append(tr("started.cats") + "\n" + cat_summary(tr, state.config))
         n = len(game.seats)
         order = [game.seats[(first_seat + k) % n] for k in range(n)]
-        parts.append(tr("started.order", order=" → ".join(s.name for s in order)))
+        parts.append(tr("started.order", order=" → ".join(seat_name(tr, s) for s in order)))
     if game.status is GameStatus.DRAFT:
         parts.append(tr("started.draft"))
     elif 0 <= first_seat < len(game.seats):
-        parts.append(tr("started.first", mention=who(game.seats[first_seat])))
+        parts.append(tr("started.first", mention=who(game.seats[first_seat], tr)))
     return clip("\n\n".join(parts), 2000)
 
 
@@ -429,10 +446,10 @@ def next_player_line(tr: Text, game: GameInfo) -> str:
         return ""
     info = game.seats[seat]
     if info.ai_level is not None:
-        return tr("narrate.next_computer", name=info.name)
+        return tr("narrate.next_computer", name=seat_name(tr, info))
     if game.deadline_at is not None and game.options.players > 1:
-        return tr("narrate.next", mention=who(info), deadline=timestamp(game.deadline_at))
-    return tr("narrate.next_nodeadline", mention=who(info))
+        return tr("narrate.next", mention=who(info, tr), deadline=timestamp(game.deadline_at))
+    return tr("narrate.next_nodeadline", mention=who(info, tr))
 
 
 def panel_header(tr: Text, game: GameInfo) -> str:

@@ -39,7 +39,9 @@ def reply_for(tr: Text, exc_or_code: BaseException | str | None) -> str:
     """The private answer for an error (an exception with a ``code``, or the code itself)."""
     code = exc_or_code if isinstance(exc_or_code, str) or exc_or_code is None else (
         error_code(exc_or_code))
-    return tr(reply_key(code))
+    # A refusal may carry numbers for its text (a limit reached: ``LimitError.params``).
+    params = getattr(exc_or_code, "params", None)
+    return tr(reply_key(code), **(params if isinstance(params, dict) else {}))
 
 
 def is_expected(exc: BaseException) -> bool:

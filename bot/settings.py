@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     health_max_outbox_age: float = Field(default=900.0, gt=0)
     max_lobbies: int = Field(default=3, ge=1)  # open lobbies a person may host at once
     max_active_games: int = Field(default=25, ge=1)  # games a person may play at once
+    # Per-person cooldowns (seconds; 0: off): one new game (/calico start, solo) per this
+    # many seconds after a burst of 3, one picture (previews, boards...) after a burst of 20.
+    start_cooldown: float = Field(default=20.0, ge=0)
+    picture_cooldown: float = Field(default=0.25, ge=0)
     shutdown_grace: float = Field(default=8.0, gt=0)  # seconds for in-flight work on SIGTERM
     # How long a claimed outbox lane or timer stays with its process: when a process dies,
     # another takes its work over after this long.

@@ -41,7 +41,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot import presenter as p
-from bot.adapter import telemetry
+from bot.adapter import cooldowns, telemetry
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.ui import flows
@@ -166,6 +166,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
+        self.cooldowns = cooldowns.cooldowns_from(settings)  # per person, per kind of work
 
     # ------------------------------------------------------------------ plumbing
 
@@ -186,16 +187,22 @@ class CalicoBot(commands.AutoShardedBot):
         return self._accepting
 
     async def thread_text(self, game: GameInfo) -> Text:
-        """The language of a game's thread posts: its host's."""
-        return await self.locales.text_for(game.host_id)
+        """The language of a game's thread posts: the server's choice, else its host's."""
+        chosen = (await self.manager.server_settings(game.guild_id)).language
+        return Text(chosen) if chosen else await self.locales.text_for(game.host_id)
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
         """Every interaction passes here first: while shutting down it gets a short "restarting"
-        answer; otherwise it is counted as in flight until its handler returns."""
+        answer, and someone past a cooldown (starting games, pictures) a short "try again
+        <when>"; otherwise it is counted as in flight until its handler returns."""
         if not self._accepting:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(
                     Text(interaction.locale)("error.restarting"), ephemeral=True)
+            return False
+        wait = cooldowns.wait_for(interaction, self.cooldowns)
+        if wait > 0:
+            await cooldowns.refuse(interaction, wait, self.metrics)
             return False
         task = asyncio.current_task()
         if task is not None:
@@ -220,7 +227,9 @@ class CalicoBot(commands.AutoShardedBot):
                 kwargs["computers"] = self.computers
             lease = timedelta(seconds=self.settings.lease_seconds)
             kwargs["config"] = ManagerConfig(
-                outbox_keep=timedelta(days=self.settings.retention_days), timer_lease=lease)
+                outbox_keep=timedelta(days=self.settings.retention_days), timer_lease=lease,
+                max_lobbies=self.settings.max_lobbies,
+                max_active_games=self.settings.max_active_games)
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", self._manager.store.location,
                      self._manager.store.backend)
@@ -366,6 +375,9 @@ class CalicoBot(commands.AutoShardedBot):
             self.dispatcher.stop()
         if self.sweeper is not None:
             self.sweeper.stop()
+        for task in self._tasks:
+            if task.get_name() in ("calico-shards", "calico-warm"):
+                task.cancel()  # no work in flight there: nothing to wait for
         remaining = max(0.5, grace - (time.monotonic() - started))
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):

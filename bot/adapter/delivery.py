@@ -24,7 +24,8 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
   with a jump link and the "Show my hand" button.
 - Any process may deliver any notice: a thread this process's shards do not cache is reached
   by id over HTTP.
-- Languages: a DM reads in the recipient's stored locale; a thread post in the host's.
+- Languages: a DM reads in the recipient's stored locale; a thread post in the server's
+  language (``/calico admin``), else in the host's.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import discord
 
 from bot import presenter as p
 from bot.adapter.locales import Locales
-from bot.adapter.ui import messages
+from bot.adapter.ui import messages, words
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
@@ -86,7 +87,9 @@ class NoticeRenderer:
         self.locales = locales
 
     async def thread_text(self, game: GameInfo) -> Text:
-        return await self.locales.text_for(game.host_id)
+        """Thread posts read in the server's chosen language, else in the host's."""
+        chosen = (await self.manager.server_settings(game.guild_id)).language
+        return Text(chosen) if chosen else await self.locales.text_for(game.host_id)
 
     async def _state_after(self, game: GameInfo, ply: int) -> GameState | None:
         if game.state is None:
@@ -156,7 +159,8 @@ class NoticeRenderer:
             return Outgoing(tr("setup.failed", game=game.id,
                                reason=str(payload.get("reason") or "")))
         if kind is NoticeKind.LOBBY:
-            return messages.lobby_message(tr, game)
+            server = await self.manager.server_settings(game.guild_id)
+            return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
         log.warning("unknown notice kind %s", kind)
         return None
 
@@ -258,9 +262,18 @@ class DiscordDelivery:
 
     async def _dm(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
         assert notice.user_id is not None
+        more: list[str] = []
+        if out.words and await words.wants_words(self.bot.manager, notice.user_id):
+            # Pictures in words: the description follows the message's own text, in more
+            # messages when it does not fit in one.
+            tr = await self.bot.locales.text_for(notice.user_id)
+            out.content, *more = words.dm_parts(tr, out) or [out.content]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
             message = await channel.send(nonce=nonce_for(notice.key), **out.send_kwargs())
+            for i, text in enumerate(more):
+                await channel.send(text, nonce=nonce_for(f"{notice.key}w{i}"),
+                                   allowed_mentions=discord.AllowedMentions.none())
             return Receipt(NoticeStatus.DONE, message.id)
         except discord.Forbidden as e:
             if notice.kind is NoticeKind.REMINDER:

@@ -34,6 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.core import limits as game_limits
 from bot.core.clock import Clock, SystemClock, from_ms, to_ms
 from bot.core.computers import ComputerPool, ComputersBusyError
 from bot.core.game import FLAG_HINTS, LiveGame, Tx, evolve, renumbered
@@ -55,6 +56,7 @@ from bot.core.models import (
     UserStats,
 )
 from bot.core.outbox import Delivery, Dispatcher, process_owner
+from bot.core.servers import ServerSettings, ServerSettingsCache
 from bot.core.storage import (
     GameWrite,
     MoveRow,
@@ -115,6 +117,9 @@ class ManagerConfig:
     computer_grace: timedelta = timedelta(seconds=30)
     timer_backoff: timedelta = timedelta(minutes=1)  # first retry of a failing timer
     timer_backoff_max: timedelta = timedelta(hours=6)
+    # Per person (None: no limit): open lobbies hosted, and games in at once (bot.core.limits).
+    max_lobbies: int | None = None
+    max_active_games: int | None = None
 
 
 _DEFAULT_USER = UserRow(0, "", None, True, None, None)
@@ -159,6 +164,9 @@ class Manager:
         self.last_sweep_at: datetime | None = None
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
+        self.servers = ServerSettingsCache(store, self._now)  # /calico admin's choices
+        self._user_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
 
     @classmethod
     async def open(cls, location: str | Path, **kwargs: Any) -> Manager:
@@ -440,6 +448,32 @@ class Manager:
 
     # ------------------------------------------------------------------ lobby
 
+    async def check_limits(self, user_id: int, *, hosting: bool) -> None:
+        """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
+        lobbies, as the configuration allows."""
+        config = self.config
+        if config.max_lobbies is None and config.max_active_games is None:
+            return
+
+        async def game_host(game_id: int) -> tuple[str, int]:
+            g = await self._load(game_id)
+            return g.status.value, g.host_id
+
+        await game_limits.check_new_game(
+            self.store, user_id,
+            game_limits.GameLimits(config.max_lobbies, config.max_active_games),
+            hosting=hosting, game_host=game_host)
+
+    async def server_settings(self, guild_id: int | None) -> ServerSettings:
+        """A server's ``/calico admin`` choices (cached for a few seconds)."""
+        return await self.servers.get(guild_id)
+
+    async def set_server_settings(self, guild_id: int, changes: dict[str, Any],
+                                  reset: tuple[str, ...] = ()) -> ServerSettings:
+        """Change a server's settings (field names of :class:`ServerSettings`; ``reset``: the
+        options to put back to their defaults) and return them as stored."""
+        return await self.servers.update(guild_id, changes, reset)
+
     def _check_level(self, level: str) -> None:
         if level not in AI_LEVELS and level not in LEVELS:
             raise ManagerError(ErrorCode.NOT_ALLOWED, f"no computer level {level!r}")
@@ -462,6 +496,16 @@ class Manager:
             self._check_level(level)
         if 1 + len(computers) > options.players:
             raise ManagerError(ErrorCode.GAME_FULL, "more seats than players")
+        lock = self._user_locks.get(host.id) or asyncio.Lock()
+        self._user_locks[host.id] = lock
+        async with lock:  # one new game at a time per person: the limits hold in a burst
+            await self.check_limits(host.id, hosting=not start)
+            return await self._create_game(host, guild_id, channel_id, options, computers,
+                                           open_thread, start)
+
+    async def _create_game(self, host: UserRef, guild_id: int, channel_id: int,
+                           options: LobbyOptions, computers: Sequence[str], open_thread: bool,
+                           start: bool) -> GameInfo:
         now = self._now()
         seats = (SeatRow(0, host.id, host.name),
                  *(SeatRow(i + 1, None, f"Computer ({lv})", lv) for i, lv in enumerate(computers)))
@@ -519,6 +563,7 @@ class Manager:
                 raise ManagerError(ErrorCode.ALREADY_JOINED, "you are already in this game")
             if len(g.seats) >= g.options.players:
                 raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
+            await self.check_limits(user.id, hosting=False)
             tx = await self._begin(g)
             tx.set(seats=(*g.seats, SeatRow(len(g.seats), user.id, user.name)))
             tx.user_names.append((user.id, user.name, user.locale))

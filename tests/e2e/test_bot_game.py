@@ -181,10 +181,11 @@ async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: P
     assert after.button("Join") and after.button("Start")
 
 
-async def test_commit_keeps_the_preview_picture_and_drops_the_buttons(
+async def test_commit_drops_the_stale_preview_and_the_buttons(
         discord_env: DiscordEnv, tmp_path: Path) -> None:
     """Taking a market tile answers at once: the DM says the turn was played and where the
-    updated quilt is, loses its buttons, and keeps the preview picture (no new upload); the
+    updated quilt is, and loses its buttons and the preview picture (it showed a turn that is
+    no longer to play: the old hand and market, the choices), without drawing anything; the
     thread post with the new quilt and the next prompt follow from the outbox."""
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "c.sqlite3", FakeClock()))
@@ -201,16 +202,16 @@ async def test_commit_keeps_the_preview_picture_and_drops_the_buttons(
     _, second = await turn_via(env, user, panel, game)
     after = env.get_message(panel.id)
     [preview] = after.history[-1].attachments  # the message as the preview left it
+    assert preview.filename == "turn.png"
     assert second.response_type == 7  # edited in place, in the click's own response
     assert tr("panel.done_thread") in after.content
     assert tr("panel.done", summary="").strip() in after.content
     assert not after.buttons and not after.selects
-    [picture] = after.attachments
-    assert picture.filename == "turn.png" and picture.id == preview.id  # kept, not redrawn
+    assert after.attachments == []  # the stale preview is gone
     edits = [r for r in env.requests
              if r.method == "POST" and r.path.endswith("/callback")]
     commit = edits[-1].body
-    assert "attachments" not in commit["data"] and not edits[-1].uploads  # nothing re-sent
+    assert commit["data"]["attachments"] == [] and not edits[-1].uploads  # nothing drawn
     await settle(env)
     game = await game_of(env, game_id)
     assert game.ply == 1 and len(env.messages(thread_id)) > before_posts

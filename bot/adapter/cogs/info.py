@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot import describe
 from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.ui import images, messages, respond
@@ -44,9 +45,10 @@ class Info(CalicoCog):
             info = await resolve_game(self.bot, interaction, interaction.namespace.game)
         except ManagerError:
             return []
-        return [app_commands.Choice(name=p.clip(f"{s.seat + 1}. {s.name}", 100),
+        tr = Text(interaction.locale)
+        return [app_commands.Choice(name=p.clip(f"{s.seat + 1}. {p.seat_name(tr, s)}", 100),
                                     value=str(s.seat + 1))
-                for s in info.seats if current.lower() in s.name.lower()][:25]
+                for s in info.seats if current.lower() in p.seat_name(tr, s).lower()][:25]
 
     @board.autocomplete("game")
     async def _board_game(self, interaction: discord.Interaction[Any],
@@ -95,7 +97,9 @@ class Info(CalicoCog):
             # Cats, goals, buttons: with their picture (drawn in a worker thread, once per
             # language; the interaction is deferred first, as the first drawing takes a while).
             png = await images.rules_image(tr, topic)
-            return Outgoing(p.rules_text(tr, topic), [(images.rules_png_name(topic), png)])
+            name = images.rules_png_name(topic)
+            return Outgoing(p.rules_text(tr, topic), [(name, png)]).described(
+                name, describe.rules(tr, topic))
 
         await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
 

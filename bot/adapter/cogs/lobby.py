@@ -10,13 +10,14 @@ import discord
 from discord import app_commands
 
 from bot import presenter as p
+from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.options import BadOptionError, solo_options, start_options
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
-from bot.core.models import GameInfo, UserRef
+from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
 from engine.config import Restriction
 
@@ -66,6 +67,23 @@ class Lobby(CalicoCog):
             await interaction.response.send_message(tr("perm.missing", perms=names),
                                                     ephemeral=True)
             return False
+        # The server's own rules (/calico admin): its games channel, who may start games.
+        server = await self.bot.manager.server_settings(interaction.guild.id)
+        refusal = hosting.start_refusal(tr, interaction, server)
+        if refusal is not None:
+            await interaction.response.send_message(refusal, ephemeral=True)
+            return False
+        return True
+
+    async def _within_limits(self, interaction: discord.Interaction[Any], *,
+                             hosting: bool) -> bool:
+        """Checked before the public answer begins, so that a person at their limit of
+        lobbies or games hears it privately (the manager checks again when creating)."""
+        try:
+            await self.bot.manager.check_limits(interaction.user.id, hosting=hosting)
+        except ManagerError as e:
+            await respond.refuse(interaction, e)
+            return False
         return True
 
     def _host(self, interaction: discord.Interaction[Any]) -> UserRef:
@@ -74,9 +92,8 @@ class Lobby(CalicoCog):
         self.bot.locales.remember(host.id, host.locale)
         return host
 
-    async def _wait_for_thread(self, game_id: int, *, lobby: bool = False,
-                               timeout: float = 10.0) -> GameInfo:
-        """The game once its thread is open (and, with ``lobby``, its lobby message posted: the
+    async def _wait_for_thread(self, game_id: int, timeout: float = 10.0) -> GameInfo:
+        """The game once its thread is open and, for a table, its lobby posted there (the
         outbox does both, in this process or another), or as it stands after ``timeout`` (the
         answer then says it is on its way)."""
         loop = asyncio.get_running_loop()
@@ -84,7 +101,8 @@ class Lobby(CalicoCog):
         delay = 0.05
         while True:
             game = await self.bot.manager.get_game(game_id, fresh=True)
-            ready = game.thread_id is not None and (not lobby or game.lobby_message_id)
+            ready = game.thread_id is not None and (
+                game.lobby_message_id is not None or game.status is not GameStatus.LOBBY)
             if ready or not game.status.active or loop.time() > end:
                 return game
             await asyncio.sleep(delay)
@@ -121,19 +139,24 @@ class Lobby(CalicoCog):
         restriction: str = "none",
         computers: app_commands.Range[int, 0, 3] = 0,
         level: str = "normal",
-        turn_hours: int = 24,
-        timeout: str = "autopilot",
+        turn_hours: int | None = None,
+        timeout: str | None = None,
         first: str = "random",
     ) -> None:
         if not await self._check_place(interaction):
             return
         tr = Text(interaction.locale)
+        # Not given: the server's defaults (/calico admin), else a day and the autopilot.
+        server = await self.bot.manager.server_settings(interaction.guild_id)
+        turn_hours, timeout = hosting.start_defaults(server, turn_hours, timeout)
         try:
             options = start_options(players=players, setup=setup, variant=variant,
                                     restriction=restriction, computers=computers, level=level,
                                     turn_hours=turn_hours, timeout=timeout, first=first)
         except BadOptionError as e:
             await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            return
+        if not await self._within_limits(interaction, hosting=True):
             return
         host = self._host(interaction)
         guild, channel = interaction.guild, interaction.channel
@@ -147,7 +170,7 @@ class Lobby(CalicoCog):
                 host, guild.id, channel.id, options, computers=[level] * computers,
                 open_thread=True)
             crash_point("start.created")
-            game = await self._wait_for_thread(game.id, lobby=True)
+            game = await self._wait_for_thread(game.id)
             return self._opened(tr, game, "lobby.opened", host)
 
         await respond.reply(interaction, work(), ephemeral=False)
@@ -169,6 +192,8 @@ class Lobby(CalicoCog):
             options = solo_options(scenario=scenario, setup=setup, restriction=restriction)
         except BadOptionError as e:
             await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            return
+        if not await self._within_limits(interaction, hosting=False):
             return
         host = self._host(interaction)
         guild, channel = interaction.guild, interaction.channel

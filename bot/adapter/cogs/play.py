@@ -56,20 +56,24 @@ class Play(CalicoCog):
         return await game_autocomplete(self.bot, interaction, current)
 
     @app_commands.command(name="settings", description=L("cmd.settings"))
-    @app_commands.describe(reminders=L("opt.reminders"))
-    @app_commands.choices(reminders=[choice("choice.on", "on"), choice("choice.off", "off")])
+    @app_commands.describe(reminders=L("opt.reminders"), describe=L("opt.describe"))
+    @app_commands.choices(reminders=[choice("choice.on", "on"), choice("choice.off", "off")],
+                          describe=[choice("choice.on", "on"), choice("choice.off", "off")])
     async def settings(self, interaction: discord.Interaction[Any],
-                       reminders: str | None = None) -> None:
+                       reminders: str | None = None, describe: str | None = None) -> None:
         tr = Text(interaction.locale)
 
         async def work() -> Outgoing:
             uid = interaction.user.id
-            if reminders is None:
+            if reminders is None and describe is None:
                 current = await self.bot.manager.get_settings(uid)
             else:
-                current = await self.bot.manager.set_settings(uid, reminders == "on")
-            return Outgoing(tr("settings.reminders_on" if current.reminders
-                               else "settings.reminders_off"))
+                current = await self.bot.manager.set_settings(
+                    uid, None if reminders is None else reminders == "on",
+                    describe=None if describe is None else describe == "on")
+            return Outgoing("\n".join((
+                tr("settings.reminders_on" if current.reminders else "settings.reminders_off"),
+                tr("settings.describe_on" if current.describe else "settings.describe_off"))))
 
         await respond.reply(interaction, work(), ephemeral=True)
 

@@ -63,7 +63,8 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
         else:
             game = await manager.claim_first(cid.game, me.id)
         tr = await bot.thread_text(game)
-        return messages.lobby_message(tr, game)
+        server = await bot.manager.server_settings(game.guild_id)
+        return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
 
     await respond.update(interaction, work())
 
@@ -79,7 +80,8 @@ async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemo
             raise ManagerError("stale")
         game = await bot.manager.remove_computer(cid.game, interaction.user.id, int(value))
         tr = await bot.thread_text(game)
-        return messages.lobby_message(tr, game)
+        server = await bot.manager.server_settings(game.guild_id)
+        return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
 
     await respond.update(interaction, work())
 

@@ -34,14 +34,21 @@ __all__ = ["Outgoing", "PanelStep"]
 # --------------------------------------------------------------------------- lobby and start
 
 
-def lobby_message(tr: Text, game: GameInfo) -> Outgoing:
-    """The lobby post (edited in place as people join); buttons only while it is open."""
+def lobby_message(tr: Text, game: GameInfo, ping_role: int | None = None) -> Outgoing:
+    """The lobby post (edited in place as people join); buttons only while it is open.
+    ``ping_role``: the server's role for new tables, pinged while the lobby is open."""
     open_ = game.status is GameStatus.LOBBY
-    computers = [(s.seat, tr("lobby.remove_cpu_option", number=s.seat + 1, name=s.name))
+    computers = [(s.seat, tr("lobby.remove_cpu_option", number=s.seat + 1,
+                             name=p.seat_name(tr, s)))
                  for s in game.seats if s.ai_level is not None]
     view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_,
                             computers=computers)
-    return Outgoing(p.lobby_text(tr, game), view=view)
+    out = Outgoing(p.lobby_text(tr, game), view=view)
+    if ping_role is not None and open_:
+        out.content = p.clip(tr("hosting.lobby_ping", role=p.role_mention(ping_role)) + "\n"
+                             + out.content, 2000)
+        out.ping_roles = [ping_role]
+    return out
 
 
 async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing:
@@ -50,7 +57,7 @@ async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing
     if game.state is not None:
         view, names = public_view(game.state), p.seat_names(game, tr)
         png = await images.table_image(tr, view, names)
-        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names).short)
+        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
     if game.status is GameStatus.DRAFT:
         out.ping = [s.user_id for s in game.seats if s.user_id and s.ai_level is None]
     elif 0 <= first_seat < len(game.seats):
@@ -89,18 +96,18 @@ async def draft_panel(tr: Text, game: GameInfo, user_id: int,
                     p.arrangement_left_out(tr, offer, order))
                    for order in p.draft_arrangements(offer)]
         png = await images.draft_image(tr, offer, state.config, seat_view)
-        alt = describe.draft(tr, offer, state.config).short
+        alt = describe.draft(tr, offer, state.config)
         return Outgoing(header + "\n" + text, [(images.GOALS_PNG, png)],
                         views.draft_view(tr, game.id, game.ply, options),
-                        descriptions={images.GOALS_PNG: alt})
+                        ).described(images.GOALS_PNG, alt)
     goals = (offer[chosen[0]], offer[chosen[1]], offer[chosen[2]])
     arrangement = p.arrangement_label(tr, offer, chosen)
     png = await images.draft_image(tr, offer, state.config, seat_view, goals)
-    alt = describe.draft(tr, offer, state.config, goals).short
+    alt = describe.draft(tr, offer, state.config, goals)
     return Outgoing(header + "\n" + tr("draft.chosen", arrangement=arrangement),
                     [(images.GOALS_PNG, png)],
                     views.draft_confirm_view(tr, game.id, game.ply, chosen),
-                    descriptions={images.GOALS_PNG: alt})
+                    ).described(images.GOALS_PNG, alt)
 
 
 def draft_done(tr: Text, game: GameInfo, goals: Sequence[str]) -> Outgoing:
@@ -233,24 +240,25 @@ async def turn_panel(tr: Text, game: GameInfo, user_id: int,
     png = await images.turn_image(tr, view, name=names[seat], preview=preview_arg,
                                   legal=legal_cells, selected=selected)
     alt = describe.turn(tr, view, name=names[seat], preview=preview_arg, legal=legal_cells,
-                        selected=selected).short
-    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)], controls,
-                    descriptions={images.TURN_PNG: alt})
+                        selected=selected)
+    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)],
+                    controls).described(images.TURN_PNG, alt)
 
 
 def turn_committed(tr: Text, game: GameInfo, user_id: int,
                    events: Sequence[Event]) -> Outgoing:
-    """The panel once the turn is committed: what happened, no controls, and the picture left
-    as it is (the previewed placement): nothing is drawn here, so the click is answered at
-    once. The thread post shows the updated quilt; the next prompt comes by DM as usual."""
+    """The panel once the turn is committed: what happened, no controls, and no picture: the
+    preview's would show a turn that is no longer to play (its hand, market and choices), and
+    nothing is drawn here, so the click is answered at once. The thread post shows the updated
+    quilt; the next prompt comes by DM as usual."""
     summary = p.narrate_turn(tr, tr("term.you"), events)
     lines = [p.panel_header(tr, game), tr("panel.done", summary=summary),
              tr("panel.done_thread")]
     if game.status is GameStatus.PLAY and game.current_user_id != user_id:
         current = game.current_seat
         if current is not None:
-            lines.append(tr("panel.waiting", name=game.seats[current].name))
-    return Outgoing(p.clip("\n".join(lines), 2000), keep_attachments=True)
+            lines.append(tr("panel.waiting", name=p.seat_name(tr, game.seats[current])))
+    return Outgoing(p.clip("\n".join(lines), 2000))
 
 
 # --------------------------------------------------------------------------- thread posts
@@ -295,7 +303,7 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
         seat_view = public_view(state).seats[seat]
         png = await images.quilt_image(tr, seat_view, state.config, name=name,
                                        highlight=highlight)
-        alt = describe.quilt(tr, seat_view, state.config, name, highlight=highlight).short
+        alt = describe.quilt(tr, seat_view, state.config, name, highlight=highlight)
         out.attach(images.QUILT_PNG, png, alt)
     if game.status is GameStatus.PLAY:
         out.view = views.hand_view(tr, game.id)
@@ -311,7 +319,7 @@ async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
         view = public_view(game.state)
         png = await images.scores_image(tr, view, names, scenario)
-        out.attach(images.SCORES_PNG, png, describe.scoresheet(tr, view, names, scenario).short)
+        out.attach(images.SCORES_PNG, png, describe.scoresheet(tr, view, names, scenario))
     return out
 
 
@@ -376,8 +384,8 @@ async def board_message(tr: Text, game: GameInfo, seat: int) -> Outgoing:
                                    highlight=last)
     text = tr("board.title", name=names[seat], game=game.id) + "\n" + p.score_line(
         tr, names[seat], seat_view.score)
-    alt = describe.quilt(tr, seat_view, game.state.config, names[seat], highlight=last).short
-    return Outgoing(text, [(images.QUILT_PNG, png)], descriptions={images.QUILT_PNG: alt})
+    alt = describe.quilt(tr, seat_view, game.state.config, names[seat], highlight=last)
+    return Outgoing(text, [(images.QUILT_PNG, png)]).described(images.QUILT_PNG, alt)
 
 
 async def status_message(tr: Text, game: GameInfo) -> Outgoing:
@@ -385,5 +393,5 @@ async def status_message(tr: Text, game: GameInfo) -> Outgoing:
     if game.state is not None and game.status in (GameStatus.PLAY, GameStatus.DRAFT):
         view, names = public_view(game.state), p.seat_names(game, tr)
         png = await images.table_image(tr, view, names)
-        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names).short)
+        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
     return out

@@ -14,7 +14,7 @@ from typing import Any
 
 import discord
 
-from bot.describe import ATTACHMENT_DESCRIPTION_LIMIT, clip
+from bot.describe import ATTACHMENT_DESCRIPTION_LIMIT, Description, clip
 
 
 @dataclass(slots=True)
@@ -30,12 +30,26 @@ class Outgoing:
     # mapping beside ``files`` rather than a third tuple element, so code that unpacks
     # ``(name, data)`` pairs keeps working.
     descriptions: dict[str, str] = field(default_factory=dict)
+    # The long description of each picture (``describe.Description.long``) by file name, for
+    # readers who asked for pictures in words (:mod:`bot.adapter.ui.words`).
+    words: dict[str, str] = field(default_factory=dict)
+    ping_roles: list[int] = field(default_factory=list)  # role ids this message may notify
 
-    def attach(self, name: str, data: bytes, description: str | None = None) -> None:
-        """Add a file, with its alt text when there is one."""
+    def attach(self, name: str, data: bytes, description: str | Description | None = None
+               ) -> None:
+        """Add a file, with its alt text when there is one (a :class:`Description` gives the
+        long form too)."""
         self.files.append((name, data))
-        if description:
+        if isinstance(description, Description):
+            self.described(name, description)
+        elif description:
             self.descriptions[name] = description
+
+    def described(self, name: str, description: Description) -> Outgoing:
+        """Give the file ``name`` its alt text and its long description."""
+        self.descriptions[name] = description.short
+        self.words[name] = description.long
+        return self
 
     def discord_files(self) -> list[discord.File]:
         # The description is clipped again here: Discord rejects the whole message when one
@@ -49,10 +63,11 @@ class Outgoing:
         return clip(text, ATTACHMENT_DESCRIPTION_LIMIT) if text else None
 
     def allowed_mentions(self) -> discord.AllowedMentions:
-        """Only the listed users are pinged; never roles or @everyone."""
+        """Only the listed users and roles are pinged; never @everyone."""
         users: list[discord.abc.Snowflake] = [discord.Object(id=u) for u in self.ping]
-        return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
-                                       users=users if users else False)
+        roles: list[discord.abc.Snowflake] = [discord.Object(id=r) for r in self.ping_roles]
+        return discord.AllowedMentions(everyone=False, roles=roles if roles else False,
+                                       replied_user=False, users=users if users else False)
 
     def send_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``Messageable.send`` / ``followup.send`` / ``send_message``."""

@@ -22,6 +22,7 @@ from typing import Any
 import discord
 
 from bot.adapter import telemetry
+from bot.adapter.ui import words
 from bot.adapter.ui.outgoing import Outgoing
 from bot.i18n import Text
 from bot.ops.metrics import Metrics, Outcome
@@ -119,6 +120,8 @@ async def update(
     ``work`` returning None means "nothing to change" (the click is acknowledged silently).
     """
     tr = Text(interaction.locale)
+    if words.is_private(interaction):
+        work = words.for_reader(interaction, work)  # pictures in words, for who asked
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
     in_time, out, exc = await _settle(task, budget)
     if not in_time:
@@ -154,6 +157,8 @@ async def reply(
     tr = Text(interaction.locale)
     if defer_first and not interaction.response.is_done():
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    if ephemeral:
+        work = words.for_reader(interaction, work)  # pictures in words, for who asked
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
 
     def follow_up(out: Outgoing) -> Awaitable[object]:

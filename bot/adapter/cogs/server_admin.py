@@ -1,0 +1,126 @@
+"""``/calico admin``: a server's settings, for people who may manage the server.
+
+With no option it shows the settings; each option given changes one (``reset`` puts one, or
+all, back to the default). Everyone else gets a short private refusal. The settings are stored
+per server (:mod:`bot.core.servers`) and take effect at once in this process (others within
+seconds): where games are opened, who may start them, the defaults of ``/calico start``, the
+role pinged by new lobbies, the language of thread posts, the weekly challenge's channel.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.adapter import hosting
+from bot.adapter.cogs import CalicoCog, L, choice
+from bot.adapter.ui import respond
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
+from bot.i18n import Text
+
+if TYPE_CHECKING:
+    from bot.adapter.client import CalicoBot
+
+log = logging.getLogger("calico.admin")
+
+HOURS_CHOICES = [choice("choice.hours", h, count=h) for h in TURN_HOURS]
+TIMEOUT_CHOICES = [choice(f"timeout.{a}", a) for a in ("autopilot", "remind", "computer")]
+LANGUAGE_CHOICES = [choice(f"hosting.language.{code}", code) for code in LANGUAGES] + [
+    choice("hosting.language.host", "host")]
+RESET_CHOICES = [choice(f"hosting.reset.{name}", name) for name in (*RESETTABLE, "all")]
+
+
+class ServerAdmin(CalicoCog):
+    @app_commands.command(name="admin", description=L("cmd.admin"))
+    @app_commands.describe(games_channel=L("opt.games_channel"),
+                           starter_role=L("opt.starter_role"),
+                           turn_hours=L("opt.default_turn_hours"),
+                           timeout=L("opt.default_timeout"), ping_role=L("opt.ping_role"),
+                           language=L("opt.language"),
+                           challenge_channel=L("opt.challenge_channel"), reset=L("opt.reset"))
+    @app_commands.choices(turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES,
+                          language=LANGUAGE_CHOICES, reset=RESET_CHOICES)
+    @app_commands.guild_only()
+    async def admin(
+        self,
+        interaction: discord.Interaction[Any],
+        games_channel: discord.TextChannel | None = None,
+        starter_role: discord.Role | None = None,
+        turn_hours: int | None = None,
+        timeout: str | None = None,
+        ping_role: discord.Role | None = None,
+        language: str | None = None,
+        challenge_channel: discord.TextChannel | None = None,
+        reset: str | None = None,
+    ) -> None:
+        tr = Text(interaction.locale)
+        guild = interaction.guild
+        if guild is None or not hosting.may_manage(interaction):
+            await _no(interaction, tr("hosting.manage_only"))
+            return
+        # Checked whatever arrives: a client may send values the command does not offer.
+        if turn_hours is not None and turn_hours not in TURN_HOURS:
+            await _no(interaction, tr("start.bad_option", option="turn_hours"))
+            return
+        if timeout is not None and timeout not in ("autopilot", "remind", "computer"):
+            await _no(interaction, tr("start.bad_option", option="timeout"))
+            return
+        if language is not None and language not in (*LANGUAGES, "host"):
+            await _no(interaction, tr("start.bad_option", option="language"))
+            return
+        if reset is not None and reset not in (*RESETTABLE, "all"):
+            await _no(interaction, tr("start.bad_option", option="reset"))
+            return
+        if ping_role is not None and ping_role.id == guild.id:
+            # @everyone is never pinged by the bot (allowed_mentions forbids it anyway).
+            await _no(interaction, tr("hosting.no_everyone"))
+            return
+        changes: dict[str, Any] = {}
+        if games_channel is not None:
+            changes["games_channel_id"] = games_channel.id
+        if starter_role is not None:
+            # @everyone as the role: everyone may start games (the default).
+            changes["starter_role_id"] = None if starter_role.id == guild.id else starter_role.id
+        if turn_hours is not None:
+            changes["turn_hours"] = turn_hours
+        if timeout is not None:
+            changes["timeout_action"] = timeout
+        if ping_role is not None:
+            changes["ping_role_id"] = ping_role.id
+        if language is not None:
+            changes["language"] = None if language == "host" else language
+        if challenge_channel is not None:
+            changes["challenge_channel_id"] = challenge_channel.id
+        notes: list[str] = []
+        if ping_role is not None and not ping_role.mentionable \
+                and not interaction.app_permissions.mention_everyone:
+            notes.append(tr("hosting.role_not_mentionable", role=ping_role.mention))
+        manager = self.bot.manager
+
+        async def work() -> Outgoing:
+            if changes or reset:
+                server = await manager.set_server_settings(
+                    guild.id, changes, (reset,) if reset else ())
+                log.info("server %s settings changed by %s: %s%s", guild.id,
+                         interaction.user.id, sorted(changes),
+                         f", reset {reset}" if reset else "")
+                head = tr("hosting.saved")
+            else:
+                server = await manager.server_settings(guild.id)
+                head = ""
+            text = hosting.settings_text(tr, server)
+            return Outgoing("\n".join(x for x in (head, text, *notes) if x))
+
+        await respond.reply(interaction, work(), ephemeral=True)
+
+
+async def _no(interaction: discord.Interaction[Any], text: str) -> None:
+    await interaction.response.send_message(text, ephemeral=True)
+
+
+async def setup(bot: CalicoBot) -> None:
+    await bot.add_cog(ServerAdmin(bot))

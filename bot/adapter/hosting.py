@@ -1,0 +1,89 @@
+"""What a server's settings (``/calico admin``, :mod:`bot.core.servers`) change for players:
+where and by whom games may be started, the defaults of ``/calico start``, and how the settings
+read back to the admins.
+
+Used by the lobby cog (the checks and defaults), the admin cog (the summary) and the delivery
+and click handlers (the lobby message's role ping).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import discord
+
+from bot import presenter as p
+from bot.core.models import TimeoutAction
+from bot.core.servers import ServerSettings
+from bot.i18n import Text
+
+DEFAULT_TURN_HOURS: Final = 24
+DEFAULT_TIMEOUT: Final = TimeoutAction.AUTOPILOT.value
+LANGUAGE_NAMES: Final = {"en": "English", "fr": "Français", "pl": "Polski"}
+
+
+def may_manage(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the user may manage the server where they used the command."""
+    if interaction.guild is None:
+        return False
+    perms = interaction.permissions
+    return bool(perms.manage_guild or perms.administrator)
+
+
+def has_role(user: object, role_id: int) -> bool:
+    roles = getattr(user, "roles", None) or []
+    return any(getattr(r, "id", None) == role_id for r in roles)
+
+
+def start_refusal(tr: Text, interaction: discord.Interaction[Any],
+                  server: ServerSettings) -> str | None:
+    """Why this person may not start a game here (None: they may): the server opens games in
+    one channel only, or lets only a role start them (people who may manage the server always
+    may)."""
+    channel = interaction.channel
+    if server.games_channel_id is not None and (
+            channel is None or channel.id != server.games_channel_id):
+        return tr("hosting.wrong_channel", channel=p.channel_mention(server.games_channel_id))
+    if server.starter_role_id is not None and not may_manage(interaction) \
+            and not has_role(interaction.user, server.starter_role_id):
+        return tr("hosting.need_role", role=p.role_mention(server.starter_role_id))
+    return None
+
+
+def start_defaults(server: ServerSettings, turn_hours: int | None,
+                   timeout: str | None) -> tuple[int, str]:
+    """The time per turn and the timeout action of a new table: as given, else the server's
+    defaults, else the bot's."""
+    hours = turn_hours if turn_hours is not None else (server.turn_hours or DEFAULT_TURN_HOURS)
+    action = timeout if timeout is not None else (
+        server.timeout_action.value if server.timeout_action is not None else DEFAULT_TIMEOUT)
+    return hours, action
+
+
+def settings_text(tr: Text, server: ServerSettings) -> str:
+    """The server's settings, one line each, as ``/calico admin`` shows them."""
+    def channel(cid: int | None, unset: str) -> str:
+        return p.channel_mention(cid) if cid is not None else tr(unset)
+
+    def role(rid: int | None, unset: str) -> str:
+        return p.role_mention(rid) if rid is not None else tr(unset)
+
+    hours = server.turn_hours or DEFAULT_TURN_HOURS
+    action = server.timeout_action.value if server.timeout_action else DEFAULT_TIMEOUT
+    language = LANGUAGE_NAMES.get(server.language or "", "") or tr("hosting.show.host_language")
+    lines = [
+        tr("hosting.show.title"),
+        tr("hosting.show.games_channel", value=channel(server.games_channel_id,
+                                                       "hosting.show.any_channel")),
+        tr("hosting.show.starter_role", value=role(server.starter_role_id,
+                                                   "hosting.show.everyone")),
+        tr("hosting.show.turn_hours", value=tr("choice.hours", count=hours)),
+        tr("hosting.show.timeout", value=tr(f"timeout.{action}")),
+        tr("hosting.show.ping_role", value=role(server.ping_role_id, "hosting.show.nobody")),
+        tr("hosting.show.language", value=language),
+        tr("hosting.show.challenge_channel", value=channel(server.challenge_channel_id,
+                                                           "hosting.show.not_set")),
+        "",
+        tr("hosting.show.help"),
+    ]
+    return p.clip("\n".join(lines), 2000)
