@@ -412,6 +412,8 @@ class CalicoBot(commands.AutoShardedBot):
             return
         log.error("command %s failed", interaction.command and interaction.command.name,
                   exc_info=error)
+        # A refusal from Discord itself (an answer it would not take) counts as its error.
+        self.metrics.record_http_exception(getattr(error, "original", error))
         text = Text(interaction.locale)("error.generic")
         with contextlib.suppress(discord.HTTPException):
             if interaction.response.is_done():

@@ -412,3 +412,111 @@ async def test_slow_work_is_deferred_then_edited_or_followed_up(
     env.pop_client_errors()
     metrics = bot(env).metrics.render()[0].decode()
     assert re.search(r'outcome="deferred"', metrics)
+
+
+# --------------------------------------------------------------------------- opening a table
+
+
+async def test_a_table_whose_thread_cannot_be_made(discord_env: DiscordEnv,
+                                                   tmp_path: Path) -> None:
+    """Creating the thread is refused (403): the host hears it, privately and by DM, and the
+    table is cancelled. A 503 instead: the outbox tries again after its backoff and the table
+    opens."""
+    env = discord_env
+    clock = FakeClock()
+    await env.start_client(bot_factory(tmp_path / "th.sqlite3", clock))
+    manager = bot(env).manager
+    threads = f"/channels/{env.channel.id}/threads"
+    env.fail_next(403, method="POST", path=threads, code=50013, message="Missing Permissions")
+    inter = await env.slash("alice", "calico", "start", options={"players": 2})
+    await inter.wait_response()
+    reply = await inter.wait_followup(timeout=15)
+    [game_id] = await manager.store.game_ids()
+    assert EN("setup.failed", game=game_id, reason="").strip() in reply.content
+    game = await game_of(env, game_id)
+    assert game.status is GameStatus.CANCELLED and game.end_reason == "no_thread"
+    told = await env.wait_for_dm("alice", lambda m: f"#{game_id}" in m.content, timeout=10)
+    assert EN("perm.create_public_threads") in told.content
+    assert not env.threads(env.channel)
+
+    env.fail_next(503, method="POST", path=threads)
+    inter = await env.slash("bob", "calico", "solo", options={"setup": "beginner"})
+    await inter.wait_response()
+    for _ in range(200):  # the failure recorded, with the time of the next try
+        opening = [n for n in await manager.store.notices()
+                   if n.kind is NoticeKind.OPEN_THREAD and n.game_id != game_id]
+        if opening and opening[0].attempts == 1:
+            break
+        await asyncio.sleep(0.05)
+    clock.advance(timedelta(seconds=5))  # past the outbox's backoff
+    reply = await inter.wait_followup(timeout=15)
+    assert "<#" in reply.content  # opened, with a link to the thread
+    [thread] = env.threads(env.channel)
+    game = await bot(env).manager.game_for_thread(thread.id)
+    assert game is not None and game.status is GameStatus.PLAY
+
+
+async def test_a_deleted_lobby_message_comes_back(discord_env: DiscordEnv,
+                                                  tmp_path: Path) -> None:
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "lb.sqlite3", FakeClock()))
+    game_id, thread_id = await open_lobby(env)
+    lobby = env.messages(thread_id)[0]
+    await (await env.click("bob", lobby, label="Join")).wait_response()
+    await settle(env)
+    await env.server._delete(env.get_message(lobby.id))  # someone deleted it
+    inter, _text = await command(env, "bob", "leave", channel=thread_id)
+    assert inter.ephemeral
+    again = await env.wait_for_message(thread_id, lambda m: m.id != lobby.id
+                                       and m.button("Join") is not None, timeout=10)
+    assert "Bob" not in again.content  # the lobby as it is now
+    for _ in range(100):  # and recorded as the lobby message from now on
+        game = await bot(env).manager.get_game(game_id, fresh=True)
+        if game.lobby_message_id == again.id:
+            break
+        await asyncio.sleep(0.05)
+    assert game.lobby_message_id == again.id
+
+
+async def test_a_post_refused_as_archived_revives_the_thread(discord_env: DiscordEnv,
+                                                             tmp_path: Path) -> None:
+    env = discord_env
+    game_id, thread_id = await two_player_game(env, tmp_path)
+    env.fail_next(400, method="POST", path=f"/channels/{thread_id}/messages", code=50083,
+                  message="Thread is archived")
+    before = await finish_turn(env, game_id)
+    notice = await table_notice(env, game_id, before.ply + 1, until=NoticeStatus.DONE)
+    assert notice.status == NoticeStatus.DONE
+    assert any(r.method == "PATCH" and r.path == f"/channels/{thread_id}"
+               for r in env.requests)
+    assert sum(m.id == notice.message_id for m in env.messages(thread_id)) == 1
+
+
+async def test_refusals_and_answers_that_discord_loses(discord_env: DiscordEnv,
+                                                       tmp_path: Path) -> None:
+    """"Show my hand" from someone not playing: refused privately at once. An answer Discord
+    refuses is counted as a Discord error and the player gets a private apology in its place
+    (never "interaction failed"); the next command works."""
+    env = discord_env
+    game_id, thread_id = await two_player_game(env, tmp_path)
+    post = next(m for m in reversed(env.messages(thread_id)) if m.buttons)
+    carol = await env.click("carol", post, custom_id=f"calico:hand:{game_id}")
+    await carol.wait_response()
+    assert carol.response_type == 4 and carol.ephemeral
+    assert await answer_text(carol) == Text(env.user("carol").locale)("error.not_a_player")
+
+    env.fail_next(400, method="POST", path="/interactions/*/callback", code=50035,
+                  message="Invalid Form Body")
+    lost = await env.slash("alice", "calico", "games")
+    for _ in range(100):
+        if lost.callbacks:
+            break
+        await asyncio.sleep(0.05)
+    [apology] = lost.callbacks
+    assert apology.data["flags"] == 64
+    assert apology.data["content"] == Text(env.user("alice").locale)("error.generic")
+    env.pop_client_errors()
+    metrics = bot(env).metrics.render()[0].decode()
+    assert re.search(r'calico_discord_errors_total\{code="50035",status="400"\} 1', metrics)
+    _inter, text = await command(env, "alice", "games")
+    assert EN("games.title") in text

@@ -15,6 +15,7 @@ Discord error while answering is counted by its code.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -156,7 +157,12 @@ async def reply(
     """
     tr = Text(interaction.locale)
     if defer_first and not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        try:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        except BaseException:
+            if inspect.iscoroutine(work):
+                work.close()  # never started: no "never awaited" warning on top of the error
+            raise
     if ephemeral:
         work = words.for_reader(interaction, work)  # pictures in words, for who asked
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
