@@ -66,6 +66,8 @@ from bot.core.storage.sqlite.store import (
     ACTIVE_GAMES_SQL,
     CHALLENGE_BOARD_SQL,
     CHALLENGE_FIELDS,
+    CHALLENGE_GUILDS_SQL,
+    CHALLENGE_RANK_SQL,
     COUNT_GAMES_SQL,
     ENTRY_FIELDS,
     GAME_FIELDS,
@@ -78,6 +80,8 @@ from bot.core.storage.sqlite.store import (
     PRIMARY_KEYS,
     RATING_BOARD_SQL,
     RATING_FIELDS,
+    RATING_RANK_SQL,
+    REMATCHES_SQL,
     RESULT_FIELDS,
     REVIEW_FIELDS,
     SCORE_ENTRY,
@@ -96,6 +100,7 @@ from bot.core.storage.sqlite.store import (
     lane_params,
     notice_params,
     notice_row,
+    rating_rank_of,
     rating_row,
     result_params,
     result_row,
@@ -116,6 +121,7 @@ SCHEMA_TABLE = "calico_schema"
 LOCK_MIGRATE = 0x6361_6C69  # "cali"
 LOCK_NAMED = 0x636F_0001
 LOCK_SLOT = 0x636F_0002
+LOCK_RATING = 0x636F_0003
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _MARK = re.compile(r"\?")
 
@@ -462,8 +468,12 @@ class PostgresStore(Store):
     @staticmethod
     async def _rate(conn: Conn, update: RatingUpdate) -> None:
         before: dict[RatingKey, RatingRow | None] = {}
-        # Sorted, so that two processes rating overlapping players lock rows in one order.
+        # Sorted, so that two processes rating overlapping players lock in one order. A row
+        # that does not exist yet cannot be locked: an advisory lock on its key (held to the
+        # end of the transaction) keeps a second game from rating the same new player at once.
         for scope, player in sorted(update.keys):
+            await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LOCK_RATING,
+                               name_key(f"{scope}:{player}"))
             r = await conn.fetchrow(
                 f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = $1 AND player = $2 "
                 "FOR UPDATE", scope, player)
@@ -507,6 +517,9 @@ class PostgresStore(Store):
                        active_only: bool = False, limit: int | None = None) -> list[int]:
         sql, args = game_ids_query(user_id, thread_id, channel_id, guild_id, active_only, limit)
         return [int(r[0]) for r in await self.pool.fetch(pg(sql), *args)]
+
+    async def rematches(self, game_id: int) -> list[int]:
+        return [int(r[0]) for r in await self.pool.fetch(pg(REMATCHES_SQL), game_id, game_id)]
 
     async def waiting_games(self, user_id: int) -> list[int]:
         return [int(r[0]) for r in await self.pool.fetch(pg(WAITING_SQL), user_id)]
@@ -661,6 +674,12 @@ class PostgresStore(Store):
         rows = await self.pool.fetch(pg(RATING_BOARD_SQL), scope, min_games, limit)
         return [(rating_row(r), str(r[7])) for r in rows]
 
+    async def rating_rank(self, scope: int, player: str, min_games: int
+                          ) -> tuple[int | None, int]:
+        r = await self.pool.fetchrow(pg(RATING_RANK_SQL), min_games, player, scope, min_games)
+        assert r is not None
+        return rating_rank_of(r)
+
     # -- weekly challenge
     async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
         async with self.pool.acquire() as conn, conn.transaction():
@@ -693,6 +712,20 @@ class PostgresStore(Store):
                 pg(CHALLENGE_BOARD_SQL.format(guild=" AND e.guild_id = ?")), week, guild_id,
                 limit)
         return [(entry_row(r), str(r[6])) for r in rows]
+
+    async def challenge_rank(self, week: str, guild_id: int | None, score: int
+                             ) -> tuple[int, int]:
+        if guild_id is None:
+            r = await self.pool.fetchrow(pg(CHALLENGE_RANK_SQL.format(guild="")), score, week)
+        else:
+            r = await self.pool.fetchrow(
+                pg(CHALLENGE_RANK_SQL.format(guild=" AND guild_id = ?")), score, week, guild_id)
+        assert r is not None
+        return int(r[0]) + 1, int(r[1])
+
+    async def challenge_guilds(self, week: str) -> dict[int, int]:
+        rows = await self.pool.fetch(pg(CHALLENGE_GUILDS_SQL), week)
+        return {int(g): int(n) for g, n in rows}
 
     async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
         rows = await self.pool.fetch(
