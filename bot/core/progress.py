@@ -343,3 +343,38 @@ async def rematch(manager: Manager, game_id: int, user: UserRef) -> tuple[GameIn
 def previous_people(game: GameInfo) -> list[int]:
     """The people who played ``game`` (for a rematch's invitation), in seat order."""
     return [s.user_id for s in game.seats if s.user_id is not None]
+
+
+# --------------------------------------------------------------------------- picking a row
+
+
+async def pick(manager: Manager, game_id: int, user_id: int, achievement: str) -> str | None:
+    """A normal-game winner fills ``achievement`` instead of the row stored for this game (any
+    other row the win fit that they do not hold). Returns the row it replaces (None: it was
+    already the one filled). ManagerError ``not_a_player`` for anyone but that winner,
+    ``stale`` for a row that is not (or no longer) a choice."""
+    game = await manager.get_game(game_id)
+    seat = game.seat_of(user_id)
+    if seat is None:
+        raise ManagerError(ErrorCode.NOT_A_PLAYER, "only the winner picks")
+    if game.status is not GameStatus.OVER or game.state is None:
+        raise ManagerError(ErrorCode.STALE, "the game is not over")
+    chart = manager.catalog.achievements
+    normal = {a.id for a in chart.of_mode("normal")}
+    rows = await manager.store.achievements(user_id)
+    mine = [r.achievement for r in rows if r.game_id == game_id and r.achievement in normal]
+    if not mine:
+        raise ManagerError(ErrorCode.STALE, "this game filled no normal-game row for you")
+    old = mine[0]
+    if achievement == old:
+        return None
+    others = {r.achievement for r in rows} - {old}
+    try:
+        evaluate(chart, FinishedGame.from_state(game.state), seat, already=others,
+                 multiplayer=True, prefer=achievement)
+    except ValueError:
+        raise ManagerError(ErrorCode.STALE, f"{achievement!r} is not a choice") from None
+    if not await manager.store.swap_achievement(user_id, game_id, old, achievement,
+                                                manager._now()):
+        raise ManagerError(ErrorCode.STALE, "changed meanwhile")
+    return old

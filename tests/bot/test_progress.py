@@ -374,3 +374,30 @@ def test_seat_rules() -> None:
     assert not progress.computer_played([person, easy], [])
     assert progress.rated_players([person, left, easy], [2, 1, 3]) == [
         ("u:1", 2), ("u:2", 4), ("ai:easy", 3)]
+
+
+async def test_the_winner_may_fill_another_row_the_win_fits(manager: Manager) -> None:
+    g = await play_ai(manager, await new_game(manager, people=(BOB,)))
+    assert g.state is not None
+    winner = FinishedGame.from_state(g.state).winners[0]
+    win = g.seats[winner].user_id
+    lose = g.seats[1 - winner].user_id
+    assert win is not None and lose is not None
+    assert await progress.pick(manager, g.id, win, "normal-65") is None  # already that one
+    assert await progress.pick(manager, g.id, win, "normal-60") == "normal-65"
+    assert await held(manager, UserRef(win, "")) == [("normal-60", g.id)]
+    for user, row, code in ((win, "normal-85", "stale"), (lose, "normal-60", "stale"),
+                            (CAT.id, "normal-60", "not_a_player")):
+        with pytest.raises(ManagerError) as err:
+            await progress.pick(manager, g.id, user, row)
+        assert err.value.code == code
+    assert await progress.pick(manager, g.id, win, "normal-65") == "normal-60"
+    # A row held from another game cannot be swapped in (the store refuses it atomically).
+    other = await new_game(manager, people=(BOB,), start=False)
+    row = await manager.store.load_game(other.id)
+    assert row is not None
+    await manager.store.commit(GameWrite(other.id, row.version, 1, achievements=[
+        AchievementRow(win, "normal-70", other.id, GUILD, 1)]))
+    assert not await manager.store.swap_achievement(win, g.id, "normal-65", "normal-70", 2)
+    assert sorted(await held(manager, UserRef(win, ""))) == [
+        ("normal-65", g.id), ("normal-70", other.id)]

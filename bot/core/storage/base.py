@@ -478,6 +478,13 @@ class Store(abc.ABC):
     async def achievements(self, user_id: int) -> list[AchievementRow]: ...
 
     @abc.abstractmethod
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        """Replace the achievement ``old`` that game ``game_id`` earned this person with
+        ``new`` (a normal-game winner picking another row), in one transaction. False, and
+        nothing changed, when ``old`` is no longer that game's or ``new`` is already held."""
+
+    @abc.abstractmethod
     async def rating(self, scope: int, player: str) -> RatingRow | None: ...
 
     @abc.abstractmethod

@@ -86,6 +86,7 @@ from bot.core.storage.sqlite.store import (
     REVIEW_FIELDS,
     SCORE_ENTRY,
     SEAT_FIELDS,
+    SWAP_DELETE,
     TIMER_FIELDS,
     TOTALS_SQL,
     UPSERT_NAMES,
@@ -93,6 +94,7 @@ from bot.core.storage.sqlite.store import (
     UPSERT_TIMERS,
     USER_FIELDS,
     WAITING_SQL,
+    HeldError,
     challenge_row,
     entry_row,
     game_ids_query,
@@ -662,6 +664,21 @@ class PostgresStore(Store):
             "SELECT user_id, achievement, game_id, guild_id, earned_at FROM achievements "
             "WHERE user_id = $1 ORDER BY earned_at, achievement", user_id)
         return [AchievementRow(*r) for r in rows]
+
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                guild = await conn.fetchval(pg(SWAP_DELETE), user_id, old, game_id)
+                if guild is None:
+                    return False
+                status = await conn.execute(pg(INSERT_ACHIEVEMENT), user_id, new, game_id,
+                                            guild, now)
+                if _count(status) != 1:
+                    raise HeldError()  # rolls the delete back
+        except HeldError:
+            return False
+        return True
 
     async def rating(self, scope: int, player: str) -> RatingRow | None:
         r = await self.pool.fetchrow(

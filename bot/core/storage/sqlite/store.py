@@ -158,6 +158,8 @@ UPSERT_RATING = (
 INSERT_ACHIEVEMENT = (
     "INSERT INTO achievements (user_id, achievement, game_id, guild_id, earned_at) "
     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, achievement) DO NOTHING")
+SWAP_DELETE = ("DELETE FROM achievements WHERE user_id = ? AND achievement = ? AND game_id = ? "
+               "RETURNING guild_id")
 INSERT_ENTRY = f"INSERT INTO challenge_entries ({ENTRY_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
 SCORE_ENTRY = ("UPDATE challenge_entries SET score = ?, finished_at = ? "
                "WHERE week = ? AND user_id = ? AND score IS NULL")
@@ -637,6 +639,21 @@ def _close_challenge(conn: sqlite3.Connection, week: str, now: int,
     return True
 
 
+class HeldError(Exception):
+    """The new achievement is already held: roll the swap back."""
+
+
+@transaction
+def _swap_achievement(conn: sqlite3.Connection, user_id: int, game_id: int, old: str, new: str,
+                      now: int) -> bool:
+    row = conn.execute(SWAP_DELETE, (user_id, old, game_id)).fetchone()
+    if row is None:
+        return False
+    if conn.execute(INSERT_ACHIEVEMENT, (user_id, new, game_id, row[0], now)).rowcount != 1:
+        raise HeldError()
+    return True
+
+
 @transaction
 def _save_review(conn: sqlite3.Connection, r: ReviewRow) -> ReviewRow:
     conn.execute(f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
@@ -792,6 +809,13 @@ class SqliteStore(Store):
             _rows, "SELECT user_id, achievement, game_id, guild_id, earned_at FROM achievements "
             "WHERE user_id = ? ORDER BY earned_at, achievement", (user_id,))
         return [AchievementRow(*r) for r in rows]
+
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        try:
+            return await self.db.run(_swap_achievement, user_id, game_id, old, new, now)
+        except HeldError:
+            return False
 
     async def rating(self, scope: int, player: str) -> RatingRow | None:
         rows = await self.db.run(
