@@ -104,10 +104,11 @@ class Lobby(CalicoCog):
                            variant=L("opt.variant"), restriction=L("opt.restriction"),
                            computers=L("opt.computers"), level=L("opt.level"),
                            turn_hours=L("opt.turn_hours"), timeout=L("opt.timeout"),
-                           first=L("opt.first"))
+                           first=L("opt.first"), scenario=L("opt.scenario_any"))
     @app_commands.choices(setup=SETUP_CHOICES, variant=VARIANT_CHOICES,
                           restriction=RESTRICTION_CHOICES, level=LEVEL_CHOICES,
-                          turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES)
+                          turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES,
+                          scenario=SCENARIO_CHOICES)
     @app_commands.guild_only()
     async def start(
         self,
@@ -121,6 +122,7 @@ class Lobby(CalicoCog):
         turn_hours: int = 24,
         timeout: str = "autopilot",
         first: str = "random",
+        scenario: int | None = None,
     ) -> None:
         if not await self._check_place(interaction):
             return
@@ -128,7 +130,8 @@ class Lobby(CalicoCog):
         try:
             options = start_options(players=players, setup=setup, variant=variant,
                                     restriction=restriction, computers=computers, level=level,
-                                    turn_hours=turn_hours, timeout=timeout, first=first)
+                                    turn_hours=turn_hours, timeout=timeout, first=first,
+                                    scenario=scenario)
         except BadOptionError as e:
             await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
