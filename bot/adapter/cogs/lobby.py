@@ -133,7 +133,7 @@ class Lobby(CalicoCog):
                                     turn_hours=turn_hours, timeout=timeout, first=first,
                                     scenario=scenario)
         except BadOptionError as e:
-            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
         host = self._host(interaction)
         guild, channel = interaction.guild, interaction.channel
@@ -168,7 +168,7 @@ class Lobby(CalicoCog):
         try:
             options = solo_options(scenario=scenario, setup=setup, restriction=restriction)
         except BadOptionError as e:
-            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
         host = self._host(interaction)
         guild, channel = interaction.guild, interaction.channel

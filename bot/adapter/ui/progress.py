@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -26,14 +27,12 @@ from bot.adapter.ui import images, messages, respond, views
 from bot.adapter.ui.items import PickSelect, RematchButton, ReplayButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import challenge, progress, replays
+from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
 from engine.achievements import TrackPosition
 from engine.events import ScenarioResult
 from engine.views import public_view
-
-if TYPE_CHECKING:
-    from bot.core.manager import Manager
 
 log = logging.getLogger("calico.progress")
 
@@ -42,7 +41,9 @@ ACHIEVEMENTS_PNG = "achievements.png"
 # Discord's attachment limit for a bot's message in any server (8 MiB before boosts).
 ATTACHMENT_LIMIT = 8 * 1024 * 1024
 MAX_PICKS = 3  # pick selects on one score sheet (one per winner of a shared victory)
-_replays: OrderedDict[tuple[int, str], bytes] = OrderedDict()  # finished games never change
+# Replays drawn, per manager (its database): a finished game never changes.
+_replays: weakref.WeakKeyDictionary[Manager, OrderedDict[tuple[int, str], bytes]] = (
+    weakref.WeakKeyDictionary())
 _REPLAY_CACHE = 16
 
 
@@ -242,14 +243,15 @@ async def replay_gif(tr: Text, manager: Manager, game_id: int) -> tuple[GameInfo
     """The replay GIF of a finished game, drawn in a worker thread (kept: it never changes)."""
     key = (game_id, tr.lang)
     replay = await replays.replay(manager, game_id)
-    gif = _replays.get(key)
+    cache = _replays.setdefault(manager, OrderedDict())
+    gif = cache.get(key)
     if gif is None:
         names = p.seat_names(replay.game, tr)
         labels = {k: tr(f"achievements.replay.{k}") for k in render.REPLAY_LABELS}
         gif = await asyncio.to_thread(render.render_replay, replay.views, names, labels=labels)
-        _replays[key] = gif
-        while len(_replays) > _REPLAY_CACHE:
-            _replays.popitem(last=False)
+        cache[key] = gif
+        while len(cache) > _REPLAY_CACHE:
+            cache.popitem(last=False)
     return replay.game, gif
 
 
