@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 import render
+from bot import describe
 from bot import presenter as p
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
@@ -474,7 +475,8 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
         view, names = public_view(game.state), p.seat_names(game, tr)
         png = await images.scores_image(tr, view, names, scenario)
-        out.attach(images.SCORES_PNG, png)
+        out.attach(images.SCORES_PNG, png,
+                   describe.scoresheet(tr, view, names, scenario).short)
     return out
 
 
