@@ -274,6 +274,9 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     again = await env.slash("alice", "calico", "replay", options={"game": a_game.id})
     await again.wait_response()
     assert "no spoilers" in (await again.wait_followup()).content
+    peek = await env.slash("carol", "calico", "status", options={"game": b_entry.game_id})
+    await peek.wait_response()
+    assert "no spoilers" in (await peek.wait_followup()).content  # nor someone else's game
 
     # Monday: the sweep closes the week once and posts the summary in the chosen channel.
     clock.set(datetime(2025, 1, 6, 0, 1, tzinfo=UTC))
