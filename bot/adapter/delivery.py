@@ -41,6 +41,7 @@ import discord
 from bot import presenter as p
 from bot.adapter.locales import Locales
 from bot.adapter.ui import messages, words
+from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
@@ -129,7 +130,10 @@ class NoticeRenderer:
                 current=game.ply == notice.ply)
         if kind is NoticeKind.GAME_OVER:
             events = messages.events_from_payload(payload.get("events"))
-            return await messages.game_over_message(tr, game, events)
+            out = await messages.game_over_message(tr, game, events)
+            return progress_ui.decorate_game_over(tr, self.manager, game, out, payload)
+        if kind is NoticeKind.CHALLENGE_OVER:
+            return await progress_ui.challenge_over_message(tr, self.manager, game, payload)
         if kind is NoticeKind.REMINDER:
             # A DM; or, when their DMs are closed, a thread post naming them in the payload.
             uid = notice.user_id if notice.user_id is not None \
@@ -159,8 +163,7 @@ class NoticeRenderer:
             return Outgoing(tr("setup.failed", game=game.id,
                                reason=str(payload.get("reason") or "")))
         if kind is NoticeKind.LOBBY:
-            server = await self.manager.server_settings(game.guild_id)
-            return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
+            return await progress_ui.lobby_message(tr, self.manager, game)
         log.warning("unknown notice kind %s", kind)
         return None
 
@@ -174,6 +177,8 @@ class DiscordDelivery:
         self.renderer = NoticeRenderer(bot.manager, bot.locales)
 
     async def deliver(self, notice: Notice) -> Receipt | None:
+        if notice.game_id == 0:
+            return await self._channel_notice(notice)  # about no game (the weekly challenge)
         try:
             game = await self.bot.manager.get_game(notice.game_id)
             threadless = (notice.user_id is None and game.thread_id is None
@@ -195,6 +200,33 @@ class DiscordDelivery:
         if notice.kind is NoticeKind.LOBBY:
             return await self._lobby(notice, game, out)
         return await self._post(notice, game, out)
+
+    # ------------------------------------------------------------------ notices about no game
+
+    async def _channel_notice(self, notice: Notice) -> Receipt:
+        """A notice about no game (a closed week's challenge summary), posted in the channel
+        it names (``notice.channel_id``), in the server's language."""
+        if notice.kind is not NoticeKind.CHALLENGE_SUMMARY or not notice.channel_id:
+            return SKIPPED
+        payload = notice.payload
+        guild = self.client.get_guild(int(payload.get("guild_id") or 0))
+        locale = payload.get("language") or (guild.preferred_locale if guild else None)
+        out = progress_ui.challenge_summary_message(Text(locale), payload)
+        channel = self.client.get_channel(notice.channel_id)
+        target: discord.abc.Messageable
+        if isinstance(channel, discord.abc.Messageable):
+            target = channel
+        else:
+            target = self.client.get_partial_messageable(
+                notice.channel_id, guild_id=int(payload.get("guild_id") or 0) or None)
+        try:
+            message = await target.send(nonce=nonce_for(notice.key), **out.send_kwargs())
+        except (discord.NotFound, discord.Forbidden) as e:
+            raise DeliveryError(f"challenge channel unusable ({e.code})", permanent=True) \
+                from None
+        except discord.HTTPException as e:
+            raise DeliveryError(f"summary post failed: {e.status} {e.code}") from None
+        return Receipt(NoticeStatus.DONE, message.id)
 
     # ------------------------------------------------------------------ opening the thread
 

@@ -54,8 +54,10 @@ def _build(**fields: object) -> LobbyOptions:
 
 
 def start_options(*, players: int, setup: str, variant: str, restriction: str, computers: int,
-                  level: str, turn_hours: int, timeout: str, first: str) -> LobbyOptions:
-    """The lobby options of ``/calico start`` (BadOptionError when one is not acceptable)."""
+                  level: str, turn_hours: int, timeout: str, first: str,
+                  scenario: int | None = None) -> LobbyOptions:
+    """The lobby options of ``/calico start`` (BadOptionError when one is not acceptable).
+    A scenario may be played by every player at the table (each who passes earns it)."""
     _one_of("players", players, range(1, 5))
     _one_of("setup", setup, SETUPS)
     _one_of("variant", variant, VARIANTS)
@@ -65,13 +67,20 @@ def start_options(*, players: int, setup: str, variant: str, restriction: str, c
     _one_of("turn_hours", turn_hours, TURN_HOURS)
     _one_of("timeout", timeout, TIMEOUTS)
     _one_of("first", first, FIRSTS)
+    if scenario is not None:
+        _one_of("scenario", scenario, SCENARIOS)
     if computers >= players:
         raise BadOptionError("computers", key="start.computers_too_many")
-    return _build(players=players, setup=setup, family=variant in ("family", "family_lower"),
+    family = variant in ("family", "family_lower")
+    if family and setup == "beginner":
+        raise BadOptionError("variant", key="start.family_beginner")
+    if family and scenario is not None:
+        raise BadOptionError("variant", key="start.family_scenario")
+    return _build(players=players, setup=setup, family=family,
                   lower_variance=variant in ("lower", "family_lower"),
                   restriction=None if restriction == "none" else restriction,
                   turn_hours=float(turn_hours), timeout_action=timeout, first=first,
-                  ai_level=level)
+                  ai_level=level, scenario=scenario)
 
 
 def solo_options(*, scenario: int | None, setup: str, restriction: str) -> LobbyOptions:

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.core.models import GameStatus, LobbyOptions, NoticeKind
 from bot.core.storage import GameRow, MoveRow, ResultRow, SeatRow, TimerRow
+from bot.core.storage.base import AchievementRow, RatingUpdate
 from bot.core.storage.codec import decode_state, encode_config
 from engine.config import STORED, GameOptions
 from engine.state import GameState
@@ -122,6 +123,10 @@ class Tx:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     skip_pending: bool = False
+    # What a finished game leaves beyond its result (bot.core.progress), in the same commit.
+    achievements: list[AchievementRow] = field(default_factory=list)
+    ratings: RatingUpdate | None = None
+    challenge_score: tuple[str, int, int] | None = None  # (week, user id, score)
 
     def set(self, **changes: Any) -> None:
         self.g = evolve(self.g, changes)

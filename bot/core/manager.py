@@ -34,6 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.core import challenge, progress
 from bot.core import limits as game_limits
 from bot.core.clock import Clock, SystemClock, from_ms, to_ms
 from bot.core.computers import ComputerPool, ComputersBusyError
@@ -70,6 +71,7 @@ from bot.core.storage import (
     UserRow,
     open_store,
 )
+from bot.core.storage.base import EntryRow
 from bot.core.storage.codec import dumps, encode_config, encode_state, event_dict, splice
 from bot.core.timers import Step, decide, turn_timer
 from data import Catalog, load_catalog
@@ -323,10 +325,13 @@ class Manager:
     @staticmethod
     def _drafts(tx: Tx, key_prefix: str | None) -> list[NoticeDraft]:
         g = tx.g
+        # A weekly challenge game has no thread (its deal stays private): DMs only.
+        threadless = g.challenge_week is not None
         return [
             NoticeDraft(kind, user, g.ply, splice(payload, raw),
                         None if key_prefix is None else f"{key_prefix}.{i}")
             for i, (kind, user, payload, raw) in enumerate(tx.notices)
+            if user is not None or not threadless
         ]
 
     async def _commit(self, tx: Tx) -> LiveGame:
@@ -350,6 +355,9 @@ class Manager:
             user_names=tx.user_names,
             user_updates=tx.user_updates,
             skip_pending=tx.skip_pending,
+            achievements=tx.achievements,
+            ratings=tx.ratings,
+            challenge_score=tx.challenge_score,
         )
         try:
             await self.store.commit(write)
@@ -372,9 +380,10 @@ class Manager:
             self._users[user_id] = replace(await self._user(user_id), **changes)
         return new
 
-    async def _commit_new(self, tx: Tx) -> LiveGame:
+    async def _commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None) -> LiveGame:
         """Store a game that does not exist yet (``tx.g.id`` is 0) with everything ``tx``
-        prepared for it, in one transaction; returns it with its id."""
+        prepared for it, in one transaction; returns it with its id. ``challenge_entry``: the
+        person's attempt at the weekly challenge (DuplicateEntryError: they have one)."""
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
@@ -385,7 +394,8 @@ class Manager:
         game_id = await self.store.create_game(NewGame(
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
-            timers=[*tx.upsert_timers, *self._idle_timer(tx)]))
+            timers=[*tx.upsert_timers, *self._idle_timer(tx)],
+            challenge_entry=challenge_entry))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
         self._remember(new)
@@ -403,7 +413,8 @@ class Manager:
             deadline_at=None if g.deadline_at is None else from_ms(g.deadline_at),
             created_at=from_ms(g.created_at), updated_at=from_ms(g.updated_at),
             version=g.version, end_reason=g.end_reason, first_user_id=g.first_user_id,
-            hints_used=bool(g.flags & FLAG_HINTS),
+            hints_used=bool(g.flags & FLAG_HINTS), rematch_of=g.rematch_of,
+            challenge_week=g.challenge_week,
         )
 
     @staticmethod
@@ -481,7 +492,7 @@ class Manager:
     async def create_game(self, host: UserRef, guild_id: int, channel_id: int,
                           options: LobbyOptions | None = None, *,
                           computers: Sequence[str] = (), open_thread: bool = False,
-                          start: bool = False) -> GameInfo:
+                          start: bool = False, rematch_of: int | None = None) -> GameInfo:
         """A new lobby with the host in seat 0 (and ``computers``, levels, after it), written in
         one transaction with everything it starts with.
 
@@ -489,7 +500,7 @@ class Manager:
         posts the lobby message there (``open_thread`` then ``lobby`` notices, first in the
         thread's lane); otherwise the caller posts and calls :meth:`attach_thread`.
         ``start``: deal at once (a solo game): there is no moment where a crash could leave the
-        game in its lobby.
+        game in its lobby. ``rematch_of``: the finished game this lobby replays.
         """
         options = options or LobbyOptions()
         for level in computers:
@@ -501,11 +512,11 @@ class Manager:
         async with lock:  # one new game at a time per person: the limits hold in a burst
             await self.check_limits(host.id, hosting=not start)
             return await self._create_game(host, guild_id, channel_id, options, computers,
-                                           open_thread, start)
+                                           open_thread, start, rematch_of)
 
     async def _create_game(self, host: UserRef, guild_id: int, channel_id: int,
                            options: LobbyOptions, computers: Sequence[str], open_thread: bool,
-                           start: bool) -> GameInfo:
+                           start: bool, rematch_of: int | None) -> GameInfo:
         now = self._now()
         seats = (SeatRow(0, host.id, host.name),
                  *(SeatRow(i + 1, None, f"Computer ({lv})", lv) for i, lv in enumerate(computers)))
@@ -513,7 +524,7 @@ class Manager:
                      thread_id=None, lobby_message_id=None, host_id=host.id, options=options,
                      first_user_id=None, engine_options=None, state=None, config_json=None,
                      version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
-                     updated_at=now, seats=seats)
+                     updated_at=now, seats=seats, rematch_of=rematch_of)
         tx = Tx(old=g, g=g, now=now, dm_closed=self._dm_closed)
         tx.activity = True
         tx.user_names.append((host.id, host.name, host.locale))
@@ -676,15 +687,17 @@ class Manager:
             g = await self._run_computers(await self._load(game_id))
         return self._info(g)
 
-    def _deal(self, tx: Tx) -> None:
-        """Deal the lobby of ``tx`` and queue its start (notices, timers, first prompts)."""
+    def _deal(self, tx: Tx, seed: int | None = None) -> None:
+        """Deal the lobby of ``tx`` and queue its start (notices, timers, first prompts).
+        ``seed``: a given deal (the weekly challenge's) instead of a fresh secret one."""
         g = tx.g
         first_seat = None
         if g.options.first is FirstPlayer.PET and g.first_user_id is not None:
             claimed = g.person(g.first_user_id)
             first_seat = None if claimed is None else claimed.seat
         engine_options = g.options.engine_options(len(g.seats), first_seat)
-        state = new_game(self.catalog, engine_options, self._seed_source())
+        state = new_game(self.catalog, engine_options,
+                         self._seed_source() if seed is None else seed)
         status = GameStatus.DRAFT if state.phase is Phase.DRAFT else GameStatus.PLAY
         tx.set(status=status, state=state, config_json=encode_config(state),
                engine_options=engine_options, ply=state.ply)
@@ -797,9 +810,11 @@ class Manager:
             assert isinstance(over, GameOver)
             tx.set(deadline_at=None)
             tx.results = self._results(g, events, over, tx.now)
+            # Achievements, ratings, the challenge's score: stored with the result.
+            extra = await progress.game_over(self, tx, events, over)
             tx.thread(NoticeKind.GAME_OVER, totals=list(over.totals), places=list(over.places),
                       winners=list(over.winners), decided_by=over.decided_by,
-                      events=[d for d in dicts if d["kind"] in _END_KINDS])
+                      events=[d for d in dicts if d["kind"] in _END_KINDS], **extra)
         elif status is GameStatus.DRAFT:
             tx.delete_timers.append(("turn", seat))
         else:
@@ -1062,10 +1077,11 @@ class Manager:
 
     async def sweep(self) -> SweepReport:
         """Act on every due timer (claimed, so that several processes never fire one twice):
-        reminders, turn deadlines, computer turns left pending, idle games; then delete
-        notices that ended more than ``outbox_keep`` ago. A timer that fails is pushed back
-        (doubling each time, up to ``timer_backoff_max``), counted, logged once, and never
-        holds the others."""
+        reminders, turn deadlines, computer turns left pending, idle games; then close the
+        weekly challenges whose week ended (once across processes: see
+        :mod:`bot.core.challenge`) and delete notices that ended more than ``outbox_keep``
+        ago. A timer that fails is pushed back (doubling each time, up to
+        ``timer_backoff_max``), counted, logged once, and never holds the others."""
         now = self._now()
         lease = _ms(self.config.timer_lease)
         counts: dict[str, int] = {}
@@ -1090,6 +1106,7 @@ class Manager:
                     details.append(f"game {t.game_id} seat {t.seat}: {step}")
             if len(due) < self.config.sweep_batch or not fresh:
                 break
+        closed = await challenge.close_due(self, now)
         pruned = await self.store.prune_outbox(now - _ms(self.config.outbox_keep))
         if pruned:
             await self.store.after_prune()
@@ -1101,7 +1118,7 @@ class Manager:
             autoplayed=counts.get(Step.AUTOPILOT, 0), converted=counts.get(Step.CONVERT, 0),
             computer_moves=counts.get(Step.COMPUTER_MOVE, 0), stalled=counts.get(Step.STALL, 0),
             ended=counts.get("idle", 0), pruned=pruned, failed=counts.get("failed", 0),
-            busy=counts.get("busy", 0), details=details)
+            busy=counts.get("busy", 0), challenges_closed=closed, details=details)
 
     async def _timer_failed(self, t: TimerRow, now: int, error: Exception) -> None:
         failures = t.failures + 1

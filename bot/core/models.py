@@ -98,8 +98,6 @@ class LobbyOptions(BaseModel):
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:
         # Checked here so that a bad lobby is refused at creation, not when the host presses
         # start; the engine re-checks everything when the game is set up.
-        if self.scenario is not None and self.players != 1:
-            raise ValueError("scenarios are solo games (players = 1)")
         if self.scenario is not None and self.family:
             raise ValueError("scenarios need design goals, so not the family variant")
         if self.lower_variance and self.players > 2:
@@ -171,6 +169,8 @@ class GameInfo:
     end_reason: str | None = None  # for cancelled / abandoned games
     first_user_id: int | None = None  # the "pet a cat" winner while in the lobby
     hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
+    rematch_of: int | None = None  # the game this one is a rematch of
+    challenge_week: str | None = None  # the weekly challenge it plays (a solo game, no thread)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat this person plays (None if not in the game or replaced by a computer)."""
@@ -227,6 +227,8 @@ class NoticeKind(StrEnum):
     AUTOPLAYED = "autoplayed"  # DM: a move was played for you (what, and your new hand)
     OPEN_THREAD = "open_thread"  # create (or adopt) the game's thread; first of its lane
     SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
+    CHALLENGE_OVER = "challenge_over"  # DM: your weekly challenge game is over (its score)
+    CHALLENGE_SUMMARY = "challenge_summary"  # no game: a closed week's board, in a channel
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,4 +306,5 @@ class SweepReport:
     reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
     failed: int = 0  # timers whose firing failed (each backs off; see Manager.sweep)
     busy: int = 0  # computer turns left for later (every computer worker was busy)
+    challenges_closed: int = 0  # weekly challenges closed (their summaries queued)
     details: list[str] = field(default_factory=list)

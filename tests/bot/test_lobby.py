@@ -126,7 +126,8 @@ def test_lobby_options_are_checked() -> None:
     with pytest.raises(ValidationError):
         LobbyOptions(players=5)
     with pytest.raises(ValidationError):
-        LobbyOptions(players=2, scenario=3)
+        LobbyOptions(players=2, scenario=3, family=True)
+    assert LobbyOptions(players=3, scenario=3).scenario == 3  # scenarios with several players
     with pytest.raises(ValidationError):
         LobbyOptions(players=3, lower_variance=True)
     with pytest.raises(ValidationError):

@@ -207,7 +207,7 @@ async def test_stats_and_leaderboard(discord_env: DiscordEnv, tmp_path: Path) ->
     inter, text = await command(env, "alice", "stats")
     assert EN("stats.none") in text
     inter, text = await command(env, "alice", "leaderboard")
-    assert not inter.ephemeral and text == EN("leaderboard.none")
+    assert not inter.ephemeral and EN("leaderboard.none") in text
     # alice finishes a solo game (played through the manager; the posts go to Discord).
     manager = bot(env).manager
     alice = UserRef(env.user("alice").id, "alice", "en-US")

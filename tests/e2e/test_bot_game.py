@@ -46,6 +46,8 @@ async def open_table(env: DiscordEnv, players: int = 2, **options: object) -> tu
     thread = env.threads(env.channel)[-1]
     game = await bot(env).manager.game_for_thread(thread.id)
     assert game is not None
+    # The answer comes once the thread exists; the lobby message follows from the outbox.
+    await env.wait_for_message(thread.id, lambda m: f"#{game.id}" in m.content)
     return game.id, thread.id
 
 

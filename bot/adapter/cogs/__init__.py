@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import presenter as p
+from bot.core import challenge
 from bot.core.models import GameInfo, ManagerError
 from bot.i18n import Text
 from bot.i18n import t as translate
@@ -50,7 +51,12 @@ async def resolve_game(bot: CalicoBot, interaction: discord.Interaction[Any],
     """The game a command is about: the one named, the one whose thread this is, or the user's
     only active game."""
     if game_id is not None:
-        return await bot.manager.get_game(game_id)
+        named = await bot.manager.get_game(game_id)
+        if named.challenge_week is not None and named.seat_of(interaction.user.id) is None \
+                and not await challenge.may_show(bot.manager, named):
+            # Someone else's weekly challenge game: its tiles are this week's secret.
+            raise ManagerError(challenge.NOT_YET)
+        return named
     channel = interaction.channel
     if isinstance(channel, discord.Thread):
         game = await bot.manager.game_for_thread(channel.id)

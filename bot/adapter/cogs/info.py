@@ -12,6 +12,7 @@ from bot import describe
 from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.ui import images, messages, respond
+from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
 from bot.i18n import Text
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot
 
 TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in p.RULE_TOPICS]
+SCOPE_CHOICES = [choice("choice.scope_server", "server"),
+                 choice("choice.scope_everywhere", "everywhere")]
 
 
 class Info(CalicoCog):
@@ -113,19 +116,26 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             guild_id = interaction.guild.id if interaction.guild is not None else None
             result = await self.bot.manager.user_stats(target.id, guild_id)
-            return Outgoing(p.stats_text(tr, target.display_name, result))
+            text = p.stats_text(tr, target.display_name, result)
+            text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
+            return Outgoing(p.clip(text, 2000))
 
         await respond.reply(interaction, work(), ephemeral=True)
 
     @app_commands.command(name="leaderboard", description=L("cmd.leaderboard"))
+    @app_commands.describe(scope=L("opt.scope"))
+    @app_commands.choices(scope=SCOPE_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+    async def leaderboard(self, interaction: discord.Interaction[Any],
+                          scope: str = "server") -> None:
         tr = Text(interaction.locale)
 
         async def work() -> Outgoing:
             assert interaction.guild is not None
-            entries = await self.bot.manager.leaderboard(interaction.guild.id)
-            return Outgoing(p.leaderboard_text(tr, entries))
+            # By rating (OpenSkill ordinal), with wins and average: see bot.core.progress.
+            return await progress_ui.leaderboard_message(tr, self.bot.manager,
+                                                         interaction.guild.id,
+                                                         everywhere=scope == "everywhere")
 
         await respond.reply(interaction, work(), ephemeral=False)
 

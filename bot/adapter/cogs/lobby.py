@@ -125,10 +125,11 @@ class Lobby(CalicoCog):
                            variant=L("opt.variant"), restriction=L("opt.restriction"),
                            computers=L("opt.computers"), level=L("opt.level"),
                            turn_hours=L("opt.turn_hours"), timeout=L("opt.timeout"),
-                           first=L("opt.first"))
+                           first=L("opt.first"), scenario=L("opt.scenario_any"))
     @app_commands.choices(setup=SETUP_CHOICES, variant=VARIANT_CHOICES,
                           restriction=RESTRICTION_CHOICES, level=LEVEL_CHOICES,
-                          turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES)
+                          turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES,
+                          scenario=SCENARIO_CHOICES)
     @app_commands.guild_only()
     async def start(
         self,
@@ -142,6 +143,7 @@ class Lobby(CalicoCog):
         turn_hours: int | None = None,
         timeout: str | None = None,
         first: str = "random",
+        scenario: int | None = None,
     ) -> None:
         if not await self._check_place(interaction):
             return
@@ -152,9 +154,10 @@ class Lobby(CalicoCog):
         try:
             options = start_options(players=players, setup=setup, variant=variant,
                                     restriction=restriction, computers=computers, level=level,
-                                    turn_hours=turn_hours, timeout=timeout, first=first)
+                                    turn_hours=turn_hours, timeout=timeout, first=first,
+                                    scenario=scenario)
         except BadOptionError as e:
-            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
         if not await self._within_limits(interaction, hosting=True):
             return
@@ -191,7 +194,7 @@ class Lobby(CalicoCog):
         try:
             options = solo_options(scenario=scenario, setup=setup, restriction=restriction)
         except BadOptionError as e:
-            await respond.refuse(interaction, tr("start.bad_options", reason=e.reason(tr)))
+            await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
         if not await self._within_limits(interaction, hosting=False):
             return

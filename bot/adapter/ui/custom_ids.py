@@ -16,6 +16,9 @@ a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fi
 ``calico:t:<game>:<ply>:<src>:<cell>:<k>`` turn: take market slot ``k`` (``x``: place only) = commit
 ``calico:u:<game>:<ply>``                  turn: undo the placement preview
 ``calico:hand:<game>``                     show my hand (ephemeral), from a thread post
+``calico:replay:<game>``                   score sheet: the game's replay GIF (ephemeral)
+``calico:rematch:<game>``                  score sheet: open a rematch lobby
+``calico:pick:<game>:<seat>``              score sheet: the winner fills another normal row
 =========================================  ===============================================
 """
 
@@ -45,10 +48,14 @@ CELL_TEMPLATE: Final = rf"calico:c:{_GAME}:{_PLY}:{_SRC}"
 TAKE_TEMPLATE: Final = rf"calico:t:{_GAME}:{_PLY}:{_SRC}:{_CELL}:(?P<slot>[0-9x])"
 UNDO_TEMPLATE: Final = rf"calico:u:{_GAME}:{_PLY}"
 HAND_TEMPLATE: Final = rf"calico:hand:{_GAME}"
+REPLAY_TEMPLATE: Final = rf"calico:replay:{_GAME}"
+REMATCH_TEMPLATE: Final = rf"calico:rematch:{_GAME}"
+PICK_TEMPLATE: Final = rf"calico:pick:{_GAME}:(?P<seat>[0-3])"
 
 TEMPLATES: Final[tuple[str, ...]] = (
     LOBBY_TEMPLATE, LOBBY_REMOVE_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE,
     DRAFT_BACK_TEMPLATE, CELL_TEMPLATE, TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
+    REPLAY_TEMPLATE, REMATCH_TEMPLATE, PICK_TEMPLATE,
 )
 
 
@@ -153,8 +160,35 @@ class HandId:
         return _check(f"calico:hand:{self.game}")
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayId:
+    game: int
+
+    def encode(self) -> str:
+        return _check(f"calico:replay:{self.game}")
+
+
+@dataclass(frozen=True, slots=True)
+class RematchId:
+    game: int
+
+    def encode(self) -> str:
+        return _check(f"calico:rematch:{self.game}")
+
+
+@dataclass(frozen=True, slots=True)
+class PickId:
+    """The winner of ``seat`` picks which normal-game row the win fills (value: its id)."""
+
+    game: int
+    seat: int
+
+    def encode(self) -> str:
+        return _check(f"calico:pick:{self.game}:{self.seat}")
+
+
 ParsedId = (LobbyId | LobbyRemoveId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId
-            | UndoId | HandId)
+            | UndoId | HandId | ReplayId | RematchId | PickId)
 
 _COMPILED = {t: re.compile(t) for t in TEMPLATES}
 
@@ -170,6 +204,12 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         return LobbyRemoveId(game)
     if template == HAND_TEMPLATE:
         return HandId(game)
+    if template == REPLAY_TEMPLATE:
+        return ReplayId(game)
+    if template == REMATCH_TEMPLATE:
+        return RematchId(game)
+    if template == PICK_TEMPLATE:
+        return PickId(game, int(m["seat"]))
     ply = int(m["ply"])
     if template == DRAFT_TEMPLATE:
         return DraftId(game, ply)

@@ -18,6 +18,7 @@ import discord
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import items, messages, respond
+from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
@@ -63,8 +64,7 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
         else:
             game = await manager.claim_first(cid.game, me.id)
         tr = await bot.thread_text(game)
-        server = await bot.manager.server_settings(game.guild_id)
-        return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
+        return await progress_ui.lobby_message(tr, manager, game)
 
     await respond.update(interaction, work())
 
@@ -80,8 +80,7 @@ async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemo
             raise ManagerError("stale")
         game = await bot.manager.remove_computer(cid.game, interaction.user.id, int(value))
         tr = await bot.thread_text(game)
-        server = await bot.manager.server_settings(game.guild_id)
-        return messages.lobby_message(tr, game, ping_role=server.ping_role_id)
+        return await progress_ui.lobby_message(tr, bot.manager, game)
 
     await respond.update(interaction, work())
 
@@ -250,6 +249,9 @@ ROUTES: dict[type[Any], Handler] = {
     items.TakeButton: lambda it, ix: take(ix, it.cid),
     items.UndoButton: lambda it, ix: undo(ix, it.cid),
     items.HandButton: lambda it, ix: show_hand(ix, it.cid.game),
+    items.ReplayButton: lambda it, ix: progress_ui.replay_click(ix, it.cid),
+    items.RematchButton: lambda it, ix: progress_ui.rematch_click(ix, it.cid),
+    items.PickSelect: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
 }
 
 

@@ -187,7 +187,50 @@ class HandButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
 
 
 
+class ReplayButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                   template=ids.REPLAY_TEMPLATE):
+    def __init__(self, cid: ids.ReplayId, label: str = "") -> None:
+        super().__init__(discord.ui.Button(label=label or "Replay",
+                                           style=discord.ButtonStyle.secondary, emoji="🎞️",
+                                           custom_id=cid.encode()))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /) -> ReplayButton:
+        return cls(_parse(ids.REPLAY_TEMPLATE, match, ids.ReplayId))
+
+
+class RematchButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                    template=ids.REMATCH_TEMPLATE):
+    def __init__(self, cid: ids.RematchId, label: str = "") -> None:
+        super().__init__(discord.ui.Button(label=label or "Rematch",
+                                           style=discord.ButtonStyle.primary, emoji="🔁",
+                                           custom_id=cid.encode()))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /
+                             ) -> RematchButton:
+        return cls(_parse(ids.REMATCH_TEMPLATE, match, ids.RematchId))
+
+
+class PickSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
+                 template=ids.PICK_TEMPLATE):
+    def __init__(self, cid: ids.PickId, placeholder: str = "",
+                 options: list[discord.SelectOption] | None = None, *,
+                 row: int | None = None) -> None:
+        super().__init__(_select(cid.encode(), placeholder, options, row))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /) -> PickSelect:
+        return cls(_parse(ids.PICK_TEMPLATE, match, ids.PickId))
+
+
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton, LobbyRemoveSelect, DraftSelect, DraftConfirmButton, DraftBackButton, CellSelect,
-    TakeButton, UndoButton, HandButton,
+    TakeButton, UndoButton, HandButton, ReplayButton, RematchButton, PickSelect,
 )

@@ -193,3 +193,8 @@ async def refuse(interaction: discord.Interaction[Any], error: BaseException | s
     """A short private refusal (``error`` is an exception with a code, or a catalogue code)."""
     tr = Text(interaction.locale)
     await _private(interaction, reply_for(tr, error), "refused")
+
+
+async def refuse_text(interaction: discord.Interaction[Any], text: str) -> None:
+    """A short private refusal already worded (e.g. which options do not fit together)."""
+    await _private(interaction, text, "refused")

@@ -388,6 +388,10 @@ class Store(abc.ABC):
         ``guild_id``; others by id."""
 
     @abc.abstractmethod
+    async def rematches(self, game_id: int) -> list[int]:
+        """The games opened as rematches of ``game_id``, oldest first."""
+
+    @abc.abstractmethod
     async def waiting_games(self, user_id: int) -> list[int]:
         """Games waiting for this person to act (their turn or their goal draft)."""
 
@@ -474,6 +478,13 @@ class Store(abc.ABC):
     async def achievements(self, user_id: int) -> list[AchievementRow]: ...
 
     @abc.abstractmethod
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        """Replace the achievement ``old`` that game ``game_id`` earned this person with
+        ``new`` (a normal-game winner picking another row), in one transaction. False, and
+        nothing changed, when ``old`` is no longer that game's or ``new`` is already held."""
+
+    @abc.abstractmethod
     async def rating(self, scope: int, player: str) -> RatingRow | None: ...
 
     @abc.abstractmethod
@@ -481,6 +492,13 @@ class Store(abc.ABC):
                            ) -> list[tuple[RatingRow, str]]:
         """The best ``limit`` players of a scope with at least ``min_games`` rated games, by
         ordinal, each with their name (people's from the users table)."""
+
+    @abc.abstractmethod
+    async def rating_rank(self, scope: int, player: str, min_games: int
+                          ) -> tuple[int | None, int]:
+        """(rank, players ranked): the players of the scope with at least ``min_games`` rated
+        games, and the place of ``player`` among them in :meth:`rating_board` order (None
+        when they are not among them)."""
 
     # -- the weekly challenge
     @abc.abstractmethod
@@ -498,6 +516,16 @@ class Store(abc.ABC):
     async def challenge_board(self, week: str, guild_id: int | None, limit: int
                               ) -> list[tuple[EntryRow, str]]:
         """Finished attempts of the week, best score first (in one server, or everywhere)."""
+
+    @abc.abstractmethod
+    async def challenge_rank(self, week: str, guild_id: int | None, score: int
+                             ) -> tuple[int, int]:
+        """(rank of ``score``, finished attempts) in the week's board (one server, or
+        everywhere): the rank is one more than the number of better scores."""
+
+    @abc.abstractmethod
+    async def challenge_guilds(self, week: str) -> dict[int, int]:
+        """Finished attempts of the week by server."""
 
     @abc.abstractmethod
     async def challenges_to_close(self, now: int) -> list[ChallengeRow]: ...

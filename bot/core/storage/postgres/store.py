@@ -66,6 +66,8 @@ from bot.core.storage.sqlite.store import (
     ACTIVE_GAMES_SQL,
     CHALLENGE_BOARD_SQL,
     CHALLENGE_FIELDS,
+    CHALLENGE_GUILDS_SQL,
+    CHALLENGE_RANK_SQL,
     COUNT_GAMES_SQL,
     ENTRY_FIELDS,
     GAME_FIELDS,
@@ -78,10 +80,13 @@ from bot.core.storage.sqlite.store import (
     PRIMARY_KEYS,
     RATING_BOARD_SQL,
     RATING_FIELDS,
+    RATING_RANK_SQL,
+    REMATCHES_SQL,
     RESULT_FIELDS,
     REVIEW_FIELDS,
     SCORE_ENTRY,
     SEAT_FIELDS,
+    SWAP_DELETE,
     TIMER_FIELDS,
     TOTALS_SQL,
     UPSERT_NAMES,
@@ -89,6 +94,7 @@ from bot.core.storage.sqlite.store import (
     UPSERT_TIMERS,
     USER_FIELDS,
     WAITING_SQL,
+    HeldError,
     challenge_row,
     entry_row,
     game_ids_query,
@@ -96,6 +102,7 @@ from bot.core.storage.sqlite.store import (
     lane_params,
     notice_params,
     notice_row,
+    rating_rank_of,
     rating_row,
     result_params,
     result_row,
@@ -116,6 +123,7 @@ SCHEMA_TABLE = "calico_schema"
 LOCK_MIGRATE = 0x6361_6C69  # "cali"
 LOCK_NAMED = 0x636F_0001
 LOCK_SLOT = 0x636F_0002
+LOCK_RATING = 0x636F_0003
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _MARK = re.compile(r"\?")
 
@@ -462,8 +470,12 @@ class PostgresStore(Store):
     @staticmethod
     async def _rate(conn: Conn, update: RatingUpdate) -> None:
         before: dict[RatingKey, RatingRow | None] = {}
-        # Sorted, so that two processes rating overlapping players lock rows in one order.
+        # Sorted, so that two processes rating overlapping players lock in one order. A row
+        # that does not exist yet cannot be locked: an advisory lock on its key (held to the
+        # end of the transaction) keeps a second game from rating the same new player at once.
         for scope, player in sorted(update.keys):
+            await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LOCK_RATING,
+                               name_key(f"{scope}:{player}"))
             r = await conn.fetchrow(
                 f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = $1 AND player = $2 "
                 "FOR UPDATE", scope, player)
@@ -507,6 +519,9 @@ class PostgresStore(Store):
                        active_only: bool = False, limit: int | None = None) -> list[int]:
         sql, args = game_ids_query(user_id, thread_id, channel_id, guild_id, active_only, limit)
         return [int(r[0]) for r in await self.pool.fetch(pg(sql), *args)]
+
+    async def rematches(self, game_id: int) -> list[int]:
+        return [int(r[0]) for r in await self.pool.fetch(pg(REMATCHES_SQL), game_id, game_id)]
 
     async def waiting_games(self, user_id: int) -> list[int]:
         return [int(r[0]) for r in await self.pool.fetch(pg(WAITING_SQL), user_id)]
@@ -650,6 +665,21 @@ class PostgresStore(Store):
             "WHERE user_id = $1 ORDER BY earned_at, achievement", user_id)
         return [AchievementRow(*r) for r in rows]
 
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                guild = await conn.fetchval(pg(SWAP_DELETE), user_id, old, game_id)
+                if guild is None:
+                    return False
+                status = await conn.execute(pg(INSERT_ACHIEVEMENT), user_id, new, game_id,
+                                            guild, now)
+                if _count(status) != 1:
+                    raise HeldError()  # rolls the delete back
+        except HeldError:
+            return False
+        return True
+
     async def rating(self, scope: int, player: str) -> RatingRow | None:
         r = await self.pool.fetchrow(
             f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = $1 AND player = $2",
@@ -660,6 +690,12 @@ class PostgresStore(Store):
                            ) -> list[tuple[RatingRow, str]]:
         rows = await self.pool.fetch(pg(RATING_BOARD_SQL), scope, min_games, limit)
         return [(rating_row(r), str(r[7])) for r in rows]
+
+    async def rating_rank(self, scope: int, player: str, min_games: int
+                          ) -> tuple[int | None, int]:
+        r = await self.pool.fetchrow(pg(RATING_RANK_SQL), min_games, player, scope, min_games)
+        assert r is not None
+        return rating_rank_of(r)
 
     # -- weekly challenge
     async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
@@ -693,6 +729,20 @@ class PostgresStore(Store):
                 pg(CHALLENGE_BOARD_SQL.format(guild=" AND e.guild_id = ?")), week, guild_id,
                 limit)
         return [(entry_row(r), str(r[6])) for r in rows]
+
+    async def challenge_rank(self, week: str, guild_id: int | None, score: int
+                             ) -> tuple[int, int]:
+        if guild_id is None:
+            r = await self.pool.fetchrow(pg(CHALLENGE_RANK_SQL.format(guild="")), score, week)
+        else:
+            r = await self.pool.fetchrow(
+                pg(CHALLENGE_RANK_SQL.format(guild=" AND guild_id = ?")), score, week, guild_id)
+        assert r is not None
+        return int(r[0]) + 1, int(r[1])
+
+    async def challenge_guilds(self, week: str) -> dict[int, int]:
+        rows = await self.pool.fetch(pg(CHALLENGE_GUILDS_SQL), week)
+        return {int(g): int(n) for g, n in rows}
 
     async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
         rows = await self.pool.fetch(

@@ -137,6 +137,12 @@ def entry_row(r: Row) -> EntryRow:
     return EntryRow(r[0], r[1], r[2], r[3], r[4], r[5])
 
 
+def rating_rank_of(r: Row) -> tuple[int | None, int]:
+    """(rank or None, players ranked) from a RATING_RANK_SQL row."""
+    ranked, above, mine = int(r[0]), int(r[1]), int(r[2])
+    return (above + 1 if mine else None), ranked
+
+
 def review_row(r: Row) -> ReviewRow:
     return ReviewRow(r[0], r[1], r[2], float(r[3]), r[4], r[5])
 
@@ -152,13 +158,34 @@ UPSERT_RATING = (
 INSERT_ACHIEVEMENT = (
     "INSERT INTO achievements (user_id, achievement, game_id, guild_id, earned_at) "
     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, achievement) DO NOTHING")
+SWAP_DELETE = ("DELETE FROM achievements WHERE user_id = ? AND achievement = ? AND game_id = ? "
+               "RETURNING guild_id")
 INSERT_ENTRY = f"INSERT INTO challenge_entries ({ENTRY_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
 SCORE_ENTRY = ("UPDATE challenge_entries SET score = ?, finished_at = ? "
                "WHERE week = ? AND user_id = ? AND score IS NULL")
+# A person's rating row names them "u:<id>": the user is found by that id (an index lookup),
+# computer levels ("ai:<level>") find no user.
+RATING_USER = ("CASE WHEN r.player LIKE 'u:%' THEN CAST(substr(r.player, 3) AS BIGINT) "
+               "END")
 RATING_BOARD_SQL = (
     f"SELECT {', '.join('r.' + f for f in RATING_FIELDS.split(', '))}, coalesce(u.name, '') "
-    "FROM ratings r LEFT JOIN users u ON r.player = 'u:' || u.user_id "
+    f"FROM ratings r LEFT JOIN users u ON u.user_id = {RATING_USER} "
     "WHERE r.scope = ? AND r.games >= ? ORDER BY r.ordinal DESC, r.player LIMIT ?")
+# (players ranked, players ranked above this one, whether this one is ranked)
+RATING_RANK_SQL = (
+    "SELECT count(*), coalesce(sum(CASE WHEN o.ordinal > me.ordinal OR (o.ordinal = me.ordinal "
+    "AND o.player < me.player) THEN 1 ELSE 0 END), 0), "
+    "coalesce(max(CASE WHEN me.games >= ? THEN 1 ELSE 0 END), 0) "
+    "FROM ratings o LEFT JOIN ratings me ON me.scope = o.scope AND me.player = ? "
+    "WHERE o.scope = ? AND o.games >= ?")
+CHALLENGE_RANK_SQL = (
+    "SELECT count(*) FILTER (WHERE score > ?), count(*) FROM challenge_entries "
+    "WHERE week = ? AND score IS NOT NULL{guild}")
+CHALLENGE_GUILDS_SQL = (
+    "SELECT guild_id, count(*) FROM challenge_entries WHERE week = ? AND score IS NOT NULL "
+    "GROUP BY guild_id ORDER BY guild_id")
+# A rematch is opened after its game, so it has a larger id: the scan starts there.
+REMATCHES_SQL = "SELECT id FROM games WHERE id > ? AND rematch_of = ? ORDER BY id"
 CHALLENGE_BOARD_SQL = (
     f"SELECT {', '.join('e.' + f for f in ENTRY_FIELDS.split(', '))}, coalesce(u.name, '') "
     "FROM challenge_entries e LEFT JOIN users u ON u.user_id = e.user_id "
@@ -612,6 +639,21 @@ def _close_challenge(conn: sqlite3.Connection, week: str, now: int,
     return True
 
 
+class HeldError(Exception):
+    """The new achievement is already held: roll the swap back."""
+
+
+@transaction
+def _swap_achievement(conn: sqlite3.Connection, user_id: int, game_id: int, old: str, new: str,
+                      now: int) -> bool:
+    row = conn.execute(SWAP_DELETE, (user_id, old, game_id)).fetchone()
+    if row is None:
+        return False
+    if conn.execute(INSERT_ACHIEVEMENT, (user_id, new, game_id, row[0], now)).rowcount != 1:
+        raise HeldError()
+    return True
+
+
 @transaction
 def _save_review(conn: sqlite3.Connection, r: ReviewRow) -> ReviewRow:
     conn.execute(f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
@@ -683,6 +725,9 @@ class SqliteStore(Store):
                        active_only: bool = False, limit: int | None = None) -> list[int]:
         sql, args = game_ids_query(user_id, thread_id, channel_id, guild_id, active_only, limit)
         return await self.db.run(_game_ids, sql, tuple(args))
+
+    async def rematches(self, game_id: int) -> list[int]:
+        return await self.db.run(_game_ids, REMATCHES_SQL, (game_id, game_id))
 
     async def waiting_games(self, user_id: int) -> list[int]:
         return await self.db.run(_game_ids, WAITING_SQL, (user_id,))
@@ -765,6 +810,13 @@ class SqliteStore(Store):
             "WHERE user_id = ? ORDER BY earned_at, achievement", (user_id,))
         return [AchievementRow(*r) for r in rows]
 
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        try:
+            return await self.db.run(_swap_achievement, user_id, game_id, old, new, now)
+        except HeldError:
+            return False
+
     async def rating(self, scope: int, player: str) -> RatingRow | None:
         rows = await self.db.run(
             _rows, f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = ? AND player = ?",
@@ -775,6 +827,11 @@ class SqliteStore(Store):
                            ) -> list[tuple[RatingRow, str]]:
         rows = await self.db.run(_rows, RATING_BOARD_SQL, (scope, min_games, limit))
         return [(rating_row(r), str(r[7])) for r in rows]
+
+    async def rating_rank(self, scope: int, player: str, min_games: int
+                          ) -> tuple[int | None, int]:
+        rows = await self.db.run(_rows, RATING_RANK_SQL, (min_games, player, scope, min_games))
+        return rating_rank_of(rows[0])
 
     # weekly challenge
     async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
@@ -801,6 +858,21 @@ class SqliteStore(Store):
             args = (week, guild_id, limit)
         rows = await self.db.run(_rows, sql, args)
         return [(entry_row(r), str(r[6])) for r in rows]
+
+    async def challenge_rank(self, week: str, guild_id: int | None, score: int
+                             ) -> tuple[int, int]:
+        args: tuple[Any, ...]
+        if guild_id is None:
+            sql, args = CHALLENGE_RANK_SQL.format(guild=""), (score, week)
+        else:
+            sql = CHALLENGE_RANK_SQL.format(guild=" AND guild_id = ?")
+            args = (score, week, guild_id)
+        better, total = (await self.db.run(_rows, sql, args))[0]
+        return int(better) + 1, int(total)
+
+    async def challenge_guilds(self, week: str) -> dict[int, int]:
+        rows = await self.db.run(_rows, CHALLENGE_GUILDS_SQL, (week,))
+        return {int(g): int(n) for g, n in rows}
 
     async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
         rows = await self.db.run(

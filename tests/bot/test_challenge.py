@@ -1,0 +1,166 @@
+"""The weekly challenge in the manager (both backends): one secret deal a week, the same for
+everyone, one attempt each (also when two processes race), the score recorded with the
+game's end, boards, and the week closed once with its summaries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.core import challenge, replays
+from bot.core.clock import FakeClock, to_ms
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus, ManagerError, NoticeKind, UserRef
+from engine.views import public_view
+from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, play_out
+
+OTHER_GUILD = 501
+
+
+def test_iso_weeks() -> None:
+    # 2025-01-01 is a Wednesday of ISO week 2025-W01 (Monday 2024-12-30).
+    week, start, end = challenge.week_of(to_ms(datetime(2025, 1, 1, 12, tzinfo=UTC)))
+    assert week == "2025-W01"
+    assert start == to_ms(datetime(2024, 12, 30, tzinfo=UTC))
+    assert end - start == 7 * 86_400_000
+    assert challenge.week_of(end)[0] == "2025-W02"
+    assert challenge.week_of(end - 1)[0] == "2025-W01"
+    assert challenge.previous_week(start) == "2024-W52"
+    assert challenge.week_of(to_ms(datetime(2026, 12, 31, tzinfo=UTC)))[0] == "2026-W53"
+    assert len(challenge.summary_key("2026-W53", 9999)) <= 25
+
+
+async def test_everyone_gets_the_same_secret_deal_once(manager: Manager) -> None:
+    games = [await challenge.start(manager, u, GUILD, CHANNEL) for u in (ANN, BOB)]
+    games.append(await challenge.start(manager, CAT, OTHER_GUILD, CHANNEL + 1))
+    states = [g.state for g in games]
+    assert all(s is not None for s in states)
+    first = states[0]
+    assert first is not None
+    for g, s in zip(games, states, strict=True):
+        assert s is not None and g.challenge_week == "2025-W01" and g.thread_id is None
+        assert g.status is GameStatus.DRAFT and len(g.seats) == 1
+        # The same boards, cats, goals offered, hands, market and bag (the tile sequence).
+        assert s.config == first.config
+        assert s.seats == first.seats and s.market == first.market and s.bag == first.bag
+        assert s.rng == first.rng and s.seed == first.seed
+    row = await manager.store.challenge("2025-W01")
+    assert row is not None and row.seed == first.seed and row.closed_at is None
+    # It is a fresh secret (not the manager's test seed source, which starts at 1).
+    assert row.seed > 1 << 20
+    with pytest.raises(ManagerError) as err:
+        await challenge.start(manager, ANN, OTHER_GUILD, CHANNEL)
+    assert err.value.code == "challenge_played"
+    # No thread: the turns and the end come by DM; nothing names the seed.
+    for g in games:
+        notices = await manager.store.notices(g.id)
+        assert notices and all(n.user_id is not None for n in notices)
+        assert all(str(row.seed) not in json.dumps(n.payload) for n in notices)
+
+
+async def test_two_processes_racing_give_one_attempt_and_one_deal(manager: Manager,
+                                                                  db_path: str) -> None:
+    other = await Manager.open(db_path, clock=manager.clock, exclusive=False)
+    try:
+        found = await asyncio.gather(
+            challenge.start(manager, ANN, GUILD, CHANNEL),
+            challenge.start(other, ANN, GUILD, CHANNEL), return_exceptions=True)
+        started = [x for x in found if isinstance(x, GameInfo)]
+        refused = [x for x in found if isinstance(x, ManagerError)]
+        assert len(started) == 1 and [e.code for e in refused] == ["challenge_played"]
+        # Both processes agree on the week's deal.
+        g2 = await challenge.start(other, BOB, GUILD, CHANNEL)
+        assert g2.state is not None and started[0].state is not None
+        assert g2.state.seed == started[0].state.seed
+    finally:
+        await other.close()
+
+
+async def play_attempt(m: Manager, user: UserRef, guild: int, seed: int) -> GameInfo:
+    g = await challenge.start(m, user, guild, CHANNEL)
+    return await play_out(m, g, random.Random(seed))
+
+
+async def test_scores_boards_and_spoilers(manager: Manager) -> None:
+    ann = await play_attempt(manager, ANN, GUILD, 1)
+    entry = await manager.store.challenge_entry("2025-W01", ANN.id)
+    total = public_view(ann.state).seats[0].score["total"]  # type: ignore[arg-type]
+    assert entry is not None and entry.score == total and entry.game_id == ann.id
+    # The end came by DM, with the score; no thread post at all.
+    over = [n for n in await manager.store.notices(ann.id)
+            if n.kind is NoticeKind.CHALLENGE_OVER]
+    assert len(over) == 1 and over[0].user_id == ANN.id and over[0].payload["recorded"]
+    assert over[0].payload["score"] == total
+    # Bob has not finished: no board for him (no spoilers); Ann sees hers.
+    bob_game = await challenge.start(manager, BOB, GUILD, CHANNEL)
+    bob = await challenge.standing(manager, BOB.id, GUILD)
+    assert bob.entry is not None and bob.server is None and bob.everywhere is None
+    mine = await challenge.standing(manager, ANN.id, GUILD)
+    assert mine.server is not None and mine.server.mine == 1 and mine.server.entrants == 1
+    assert [(x.rank, x.name, x.score) for x in mine.server.lines] == [(1, "Ann", total)]
+    # Replays and records of a challenge game wait for the week to close.
+    with pytest.raises(ManagerError) as err:
+        await replays.replay(manager, ann.id)
+    assert err.value.code == "challenge_not_yet"
+    await play_out(manager, bob_game, random.Random(2))
+    await play_attempt(manager, CAT, OTHER_GUILD, 3)
+    everywhere = (await challenge.standing(manager, CAT.id, OTHER_GUILD)).everywhere
+    assert everywhere is not None and everywhere.entrants == 3
+    assert [x.score for x in everywhere.lines] == sorted((x.score for x in everywhere.lines),
+                                                         reverse=True)
+    assert await manager.store.challenge_guilds("2025-W01") == {GUILD: 2, OTHER_GUILD: 1}
+
+
+async def test_the_week_closes_once_with_one_summary_per_server(manager: Manager,
+                                                                clock: FakeClock,
+                                                                db_path: str) -> None:
+    await play_attempt(manager, ANN, GUILD, 1)
+    await play_attempt(manager, BOB, GUILD, 2)
+    await play_attempt(manager, CAT, OTHER_GUILD, 3)  # that server chose no channel
+    late = await challenge.start(manager, DAN, GUILD, CHANNEL)  # unfinished at the close
+    now = to_ms(clock.now())
+    await manager.store.set_guild_settings(GUILD, json.dumps({"challenge_channel_id": 4242}),
+                                           now)
+    await manager.store.set_guild_settings(OTHER_GUILD, json.dumps({"language": "fr"}), now)
+    assert (await manager.sweep()).challenges_closed == 0  # the week is still on
+    clock.set(datetime(2025, 1, 6, 0, 0, 1, tzinfo=UTC))  # Monday: a new week
+    other = await Manager.open(db_path, clock=clock, exclusive=False)
+    try:
+        reports = await asyncio.gather(manager.sweep(), other.sweep())
+    finally:
+        await other.close()
+    assert sorted(r.challenges_closed for r in reports) == [0, 1]
+    assert (await manager.sweep()).challenges_closed == 0
+    row = await manager.store.challenge("2025-W01")
+    assert row is not None and row.closed_at is not None
+    summaries = [n for n in await manager.store.notices(0)
+                 if n.kind is NoticeKind.CHALLENGE_SUMMARY]
+    assert len(summaries) == 1
+    s = summaries[0]
+    assert s.channel_id == 4242 and s.game_id == 0 and s.user_id is None
+    assert s.payload["week"] == "2025-W01" and s.payload["entrants"] == 2
+    assert [line[1] for line in s.payload["top"]] == [
+        e.user_id for e, _ in await manager.store.challenge_board("2025-W01", GUILD, 10)]
+    assert s.payload["everywhere"] == 3
+    assert str(row.seed) not in json.dumps(s.payload)
+    # A game finished after the close is not recorded (the board was posted).
+    done = await play_out(manager, late, random.Random(4))
+    assert done.status is GameStatus.OVER
+    entry = await manager.store.challenge_entry("2025-W01", DAN.id)
+    assert entry is not None and entry.score is None
+    dm = [n for n in await manager.store.notices(late.id) if n.kind is NoticeKind.CHALLENGE_OVER]
+    assert dm[0].payload["late"] and not dm[0].payload["recorded"]
+    # A new week, a new deal; last week's board is anyone's to see now.
+    g = await challenge.start(manager, ANN, GUILD, CHANNEL)
+    assert g.challenge_week == "2025-W02" and g.state is not None and g.state.seed != row.seed
+    standing = await challenge.standing(manager, DAN.id, GUILD)
+    assert standing.last_week == "2025-W01" and standing.last_server is not None
+    assert len(standing.last_server.lines) == 2
+    # Now the closed week's games may be replayed.
+    ann_game = (await manager.store.challenge_entry("2025-W01", ANN.id))
+    assert ann_game is not None
+    assert len((await replays.replay(manager, ann_game.game_id)).views) == 23

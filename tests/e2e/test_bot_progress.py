@@ -1,0 +1,311 @@
+"""Reasons to come back, through the real client and the fake Discord, as players use them:
+the score sheet's achievements, Replay and Rematch; /calico achievements, replay, record,
+stats, leaderboard and challenge; the week closing on the fake clock."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot.core import progress
+from bot.core.challenge import CHANNEL_KEY
+from bot.core.clock import FakeClock, to_ms
+from bot.core.manager import Manager
+from bot.core.models import GameInfo, GameStatus, UserRef
+from bot.core.storage import GameWrite
+from bot.core.storage.base import RatingRow, RatingUpdate
+from bot.i18n import Text
+from data import load_catalog
+from engine.quilt_record import score_record
+from render import achievements_layout, frame_count
+from render.achievements import OPEN_FILL, SCENARIO_EARNED
+from tests.bot.conftest import seeds
+from tests.bot_ui.harness import (
+    DRAFT_SELECT,
+    bot,
+    bot_factory,
+    draft_via,
+    game_of,
+    settle,
+    turn_via,
+    wait_panel,
+)
+from tests.fakediscord import DiscordEnv
+from tests.fakediscord.state import FakeMessage
+
+pytestmark = pytest.mark.fakediscord(interaction_deadline=3.0)
+
+CATALOG = load_catalog()
+LIMIT = 8 * 1024 * 1024
+
+
+@pytest.fixture
+async def seeded(tmp_path: Path) -> AsyncIterator[tuple[Manager, FakeClock]]:
+    """A manager whose first deal is seed 6: alice passes solo scenario 1 playing "normal"
+    (goals chosen at random), the way ``play_through`` plays."""
+    clock = FakeClock()
+    m = await Manager.open(tmp_path / "p.sqlite3", clock=clock, seed_source=seeds(6))
+    try:
+        yield m, clock
+    finally:
+        await m.close()
+
+
+async def play_through(env: DiscordEnv, game: GameInfo, users: dict[int, str],
+                       level: str = "normal") -> GameInfo:
+    """Every person's draft and turns, through their DMs."""
+    for uid in game.drafting_user_ids:
+        panel = await wait_panel(env, users[uid], game.id, 0, DRAFT_SELECT)
+        await draft_via(env, users[uid], panel, await game_of(env, game.id))
+    await settle(env)
+    game = await game_of(env, game.id)
+    while game.status is GameStatus.PLAY:
+        uid = game.current_user_id
+        assert uid is not None
+        panel = await wait_panel(env, users[uid], game.id, game.ply)
+        await turn_via(env, users[uid], panel, game, level=level)
+        await settle(env, quiet=0.01)
+        game = await game_of(env, game.id)
+    await settle(env)
+    return game
+
+
+def gif_frames(data: bytes) -> int:
+    img = Image.open(BytesIO(data))
+    assert img.format == "GIF"
+    return int(img.n_frames)
+
+
+async def slash_answer(env: DiscordEnv, user: str, command: str,
+                       options: dict[str, object] | None = None) -> FakeMessage:
+    inter = await env.slash(user, "calico", command, options=options or {})
+    await inter.wait_response()
+    return await inter.wait_followup(timeout=15.0)
+
+
+async def test_a_passed_scenario_on_the_score_sheet_and_the_progress_track(
+        discord_env: DiscordEnv, tmp_path: Path, seeded: tuple[Manager, FakeClock]) -> None:
+    env = discord_env
+    manager, clock = seeded
+    await env.start_client(bot_factory(tmp_path / "p.sqlite3", clock, manager=manager))
+    alice = env.user("alice").id
+    await slash_answer(env, "alice", "solo", {"scenario": 1})
+    thread = env.threads(env.channel)[-1]
+    game = await manager.game_for_thread(thread.id)
+    assert game is not None
+    game = await play_through(env, game, {alice: "alice"})
+    assert game.status is GameStatus.OVER
+    tr = Text("en")
+    sheet = await env.wait_for_message(thread.id, lambda m: "🏁" in m.content)
+    assert tr("achievements.earned", player=game.seats[0].name,
+              name=tr("achievements.name.scenario-1")) in sheet.content
+    assert sheet.button("Replay") and sheet.button("Rematch")
+    assert [a.achievement for a in await manager.store.achievements(alice)] == ["scenario-1"]
+
+    # Replay from the score sheet: a GIF with one frame per placement, the start and the end.
+    inter = await env.click("alice", sheet, label="Replay")
+    await inter.wait_response()
+    reply = await inter.wait_followup(timeout=15.0)
+    gif = reply.attachment("replay.gif").data
+    assert gif_frames(gif) == frame_count(1) and len(gif) < LIMIT
+
+    # /calico achievements: the chart, with scenario 1 filled and scenario 2 open.
+    answer = await slash_answer(env, "alice", "achievements")
+    assert "1/26" in answer.content
+    png = Image.open(BytesIO(answer.attachment("achievements.png").data)).convert("RGB")
+    lay = achievements_layout(CATALOG.achievements)
+    assert png.size == lay.size
+
+    def near(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+        return sum((x - y) ** 2 for x, y in zip(a, b, strict=False)) ** 0.5 <= 12
+
+    at = lay.swatches
+    assert near(png.getpixel(tuple(map(round, at["scenario-1"]))), SCENARIO_EARNED)
+    assert near(png.getpixel(tuple(map(round, at["scenario-2"]))), OPEN_FILL)
+
+    # /calico record: the game as JSON, quilts the scorer reads back, no seed anywhere.
+    answer = await slash_answer(env, "alice", "record")
+    data = answer.attachment(f"calico-{game.id}.json").data
+    record = json.loads(data)
+    assert record["game"] == game.id and len(record["moves"]) == game.ply
+    assert score_record(CATALOG, record["quilts"][0]) == record["players"][0]["score"]
+    assert b"seed" not in data and b"bag" not in data  # (the seed's digits: tests/bot)
+    # Someone who did not play it gets no record.
+    refused = await env.slash("bob", "calico", "record", options={"game": game.id})
+    await refused.wait_response()
+    assert Text("fr")("error.not_a_player") in (await refused.wait_followup()).content
+
+
+async def test_two_players_ratings_rematch_and_a_public_replay(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    env = discord_env
+    clock = FakeClock()
+    await env.start_client(bot_factory(tmp_path / "r.sqlite3", clock))
+    manager = bot(env).manager
+    users = {env.user("alice").id: "alice", env.user("bob").id: "bob"}
+    await slash_answer(env, "alice", "start", {"players": 2, "setup": "beginner"})
+    await settle(env)
+    thread = env.threads(env.channel)[-1]
+    lobby = env.messages(thread.id)[0]
+    await (await env.click("bob", lobby, label="Join")).wait_response()
+    await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
+    await settle(env)
+    game = await manager.game_for_thread(thread.id)
+    assert game is not None
+    game = await play_through(env, game, users, level="random")
+    results = {r.user_id: r for r in await manager.store.results(game.id)}
+    first = min(results.values(), key=lambda r: (r.place, r.seat))
+    last = max(results.values(), key=lambda r: (r.place, r.seat))
+    sheet = await env.wait_for_message(thread.id, lambda m: "🏁" in m.content)
+
+    # Ratings moved the right way, in this server and everywhere, and /calico stats says so.
+    for scope in (env.guild.id, 0):
+        win = await manager.store.rating(scope, f"u:{first.user_id}")
+        lose = await manager.store.rating(scope, f"u:{last.user_id}")
+        assert win is not None and lose is not None and win.games == lose.games == 1
+        if first.place != last.place:
+            assert win.mu > 25 > lose.mu
+    stats = await slash_answer(env, "alice", "stats")
+    assert "⭐" in stats.content and "this server" in stats.content
+    assert "every server" in stats.content
+
+    # A replay is public: someone who did not play may watch it from the score sheet.
+    inter = await env.click("carol", sheet, label="Replay")
+    await inter.wait_response()
+    gif = (await inter.wait_followup(timeout=15.0)).attachment("replay.gif").data
+    assert gif_frames(gif) == frame_count(2) and len(gif) < LIMIT
+
+    # Rematch: a new thread whose lobby invites (pings) the other player; one table only.
+    inter = await env.click("bob", sheet, label="Rematch")
+    await inter.wait_response()
+    answer = await inter.wait_followup(timeout=15.0)
+    await settle(env)
+    rematch_thread = env.threads(env.channel)[-1]
+    assert rematch_thread.id != thread.id and f"<#{rematch_thread.id}>" in answer.content
+    new_lobby = env.messages(rematch_thread.id)[0]
+    alice = env.user("alice").id
+    assert f"<@{alice}>" in new_lobby.content and f"#{game.id}" in new_lobby.content
+    rematch = await manager.game_for_thread(rematch_thread.id)
+    assert rematch is not None and rematch.rematch_of == game.id
+    assert rematch.host_id == env.user("bob").id and rematch.options == game.options
+    again = await env.click("alice", sheet, label="Rematch")
+    await again.wait_response()
+    assert f"<#{rematch_thread.id}>" in (await again.wait_followup(timeout=15.0)).content
+    assert len(env.threads(env.channel)) == 2
+    # alice joins (the lobby reads in its host's French): nobody left to invite.
+    assert "Revanche de Calico #" in new_lobby.content
+    await (await env.click("alice", new_lobby, label="Rejoindre")).wait_response()
+    await settle(env)
+    assert "🔁" not in env.get_message(new_lobby.id).content
+
+
+async def test_the_rating_leaderboard(discord_env: DiscordEnv, tmp_path: Path) -> None:
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "b.sqlite3", FakeClock()))
+    manager = bot(env).manager
+    empty = await slash_answer(env, "alice", "leaderboard")
+    assert "3 rated games" in empty.content  # nobody qualifies yet: most wins instead
+    alice, bob = env.user("alice").id, env.user("bob").id
+    lobby = await manager.create_game(
+        UserRef(alice, "alice"), env.guild.id, env.channel.id)
+    await manager.create_game(UserRef(bob, "bob"), env.guild.id, env.channel.id)
+    row = await manager.store.load_game(lobby.id)
+    assert row is not None
+    scope = env.guild.id
+    rows = [RatingRow(scope, f"u:{alice}", 30, 2, 24, 4, 1),
+            RatingRow(scope, f"u:{bob}", 29, 3, 20, 6, 1),
+            RatingRow(scope, "ai:strong", 33, 2, 27, 9, 1)]
+    await manager.store.commit(GameWrite(lobby.id, row.version, 1, ratings=RatingUpdate(
+        [(r.scope, r.player) for r in rows], lambda found: rows)))
+    board = await slash_answer(env, "alice", "leaderboard")
+    lines = board.content.splitlines()
+    ranked = [line for line in lines if line[:2] in ("1.", "2.", "3.")]
+    assert "🤖" in ranked[0] and "alice" in ranked[1] and "bob" in ranked[2]
+    assert "24.0" in ranked[1] and "20.0" in ranked[2]
+    everywhere = await slash_answer(env, "alice", "leaderboard", {"scope": "everywhere"})
+    assert "alice" not in everywhere.content  # those ratings were this server's only
+
+
+async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path: Path) -> None:
+    env = discord_env
+    clock = FakeClock()  # Wednesday 2025-01-01: ISO week 2025-W01
+    await env.start_client(bot_factory(tmp_path / "w.sqlite3", clock))
+    manager = bot(env).manager
+    board_channel = env.add_text_channel("challenge-board")
+    await manager.store.set_guild_settings(
+        env.guild.id, json.dumps({CHANNEL_KEY: board_channel.id}), to_ms(clock.now()))
+    alice, bob = env.user("alice").id, env.user("bob").id
+
+    started = await slash_answer(env, "alice", "challenge")
+    assert "2025-W01" in started.content
+    entry = await manager.store.challenge_entry("2025-W01", alice)
+    assert entry is not None
+    a_game = await manager.get_game(entry.game_id)
+    assert a_game.challenge_week == "2025-W01" and a_game.thread_id is None
+    await slash_answer(env, "bob", "challenge")
+    b_entry = await manager.store.challenge_entry("2025-W01", bob)
+    assert b_entry is not None
+    # The same deal for both: boards, cats, goals offered, hands, market, bag.
+    a0 = await manager.state_at(a_game.id, 0)
+    b0 = await manager.state_at(b_entry.game_id, 0)
+    assert a0.config == b0.config and a0.seats == b0.seats and a0.market == b0.market
+    assert a0.bag == b0.bag
+
+    a_game = await play_through(env, a_game, {alice: "alice"}, level="random")
+    assert a_game.status is GameStatus.OVER
+    assert env.threads(env.channel) == []  # a challenge game has no thread
+    done = await env.wait_for_dm("alice", lambda m: "Weekly challenge" in m.content)
+    assert done.attachment("scores.png")
+    score = (await manager.store.challenge_entry("2025-W01", alice)).score  # type: ignore[union-attr]
+    assert score is not None and f"**{score}**" in done.content
+
+    # alice finished: she sees the boards; bob has not: no board, no score of hers.
+    mine = await slash_answer(env, "alice", "challenge")
+    name = a_game.seats[0].name
+    assert name in mine.content and str(score) in mine.content
+    bobs = await slash_answer(env, "bob", "challenge")
+    assert name not in bobs.content
+    again = await env.slash("alice", "calico", "replay", options={"game": a_game.id})
+    await again.wait_response()
+    assert "no spoilers" in (await again.wait_followup()).content
+    peek = await env.slash("carol", "calico", "status", options={"game": b_entry.game_id})
+    await peek.wait_response()
+    assert "no spoilers" in (await peek.wait_followup()).content  # nor someone else's game
+
+    # Monday: the sweep closes the week once and posts the summary in the chosen channel.
+    clock.set(datetime(2025, 1, 6, 0, 1, tzinfo=UTC))
+    report = await manager.sweep()
+    assert report.challenges_closed == 1
+    assert (await manager.sweep()).challenges_closed == 0
+    await settle(env)
+    summary = await env.wait_for_message(board_channel.id, lambda m: "2025-W01" in m.content)
+    assert f"<@{alice}>" in summary.content and f"**{score}**" in summary.content
+    row = await manager.store.challenge("2025-W01")
+    assert row is not None and str(row.seed) not in summary.content
+    assert len(env.messages(board_channel.id)) == 1
+    # Now the closed week's game may be replayed.
+    replay = await slash_answer(env, "alice", "replay", {"game": a_game.id})
+    assert gif_frames(replay.attachment("replay.gif").data) == frame_count(1)
+
+
+async def test_start_options_scenario_for_everyone_and_family_needs_standard(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "o.sqlite3", FakeClock()))
+    await slash_answer(env, "alice", "start", {"players": 3, "scenario": 3})
+    await settle(env)
+    lobby = env.messages(env.threads(env.channel)[-1].id)[0]
+    assert "Scenario 3" in lobby.content and "Players: 3" in lobby.content
+    refused = await env.slash("alice", "calico", "start",
+                              options={"variant": "family", "setup": "beginner"})
+    await refused.wait_response()
+    text = (await refused.wait_followup()).content
+    assert "standard setup" in text
+    assert len(env.threads(env.channel)) == 1
+    assert progress.MIN_RATED_GAMES == 3
