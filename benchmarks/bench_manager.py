@@ -145,6 +145,13 @@ async def child_main(job: Job, conn: Connection) -> None:
 
         m = Manager(await FastPostgresStore.open(job.location), config=config,
                     seed_source=lambda: next(seeds))
+    elif job.store == "no listen":
+        from bot.core.storage.postgres.store import PostgresStore
+
+        # No LISTEN connection: what the change notifications cost (an experiment only:
+        # other processes' writes then reach this cache only through the version checks).
+        m = Manager(await PostgresStore.open(job.location, listen=False), config=config,
+                    seed_source=lambda: next(seeds))
     else:
         m = await Manager.open(job.location, config=config, seed_source=lambda: next(seeds))
     delivery = NullDelivery()
@@ -452,8 +459,8 @@ def single(args: argparse.Namespace) -> None:
         else:
             location = db
         label = "PostgreSQL" + (" (synchronous_commit=off)" if args.async_commit else "")
-        if args.store == "fast":
-            label += " prototype store"
+        if args.store != "as is":
+            label += f" ({args.store} store)"
         res = run_once(location, label, args.games, args.processes, args.moves_per_game,
                        args.concurrency, args.seed, server, store=args.store)
         res.db_bytes = asyncio.run(pg_size(location))
@@ -567,9 +574,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small table (smoke run)")
     parser.add_argument("--no-prototype", action="store_true",
                         help="leave the prototype store's row out of the table")
-    parser.add_argument("--store", choices=("as is", "fast"), default="as is",
-                        help="PostgreSQL store: the bot's, or the prototype in "
-                             "benchmarks/pg_fast_store.py")
+    parser.add_argument("--store", choices=("as is", "fast", "no listen"), default="as is",
+                        help="PostgreSQL store: the bot's, the prototype in "
+                             "benchmarks/pg_fast_store.py, or the bot's without its LISTEN "
+                             "connection (what change notifications cost)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.games is not None:

@@ -375,9 +375,59 @@ class Players:
 GAME_NO = re.compile(r"Calico #(\d+)")
 
 
+async def control(env: Any, message_id: int, prefix: str, timeout: float = 30) -> str:
+    """The custom id starting with ``prefix`` on the message's current version, once there
+    (an answer may be deferred and edited a moment later)."""
+    from tests.bot_ui.harness import custom_ids
+
+    def find() -> str | None:
+        return next((c for c in custom_ids(env.get_message(message_id))
+                     if c.startswith(prefix)), None)
+
+    found: str = await env.state.wait_for(find, timeout=timeout, what=f"a {prefix} control")
+    return found
+
+
+async def draft(env: Any, user: str, msg: Any, game: Any) -> None:
+    """tests/bot_ui/harness.draft_via, waiting for the Confirm button to appear."""
+    from engine.moves import ChooseGoals
+    from tests.bot_ui.harness import pick_move
+
+    uid = env.user(user).id
+    move = pick_move(game, uid)
+    assert isinstance(move, ChooseGoals)
+    seat = game.seat_of(uid)
+    offer = game.state.seats[seat].goal_offer
+    value = "".join(str(offer.index(g)) for g in move.goals)
+    select = await control(env, msg.id, "calico:g:")
+    await (await env.select(user, msg, select, [value])).wait_response(timeout=30)
+    confirm = await control(env, msg.id, "calico:gc:")
+    await (await env.click(user, env.get_message(msg.id), custom_id=confirm)
+           ).wait_response(timeout=30)
+
+
+async def turn(env: Any, user: str, msg: Any, game: Any) -> None:
+    """tests/bot_ui/harness.turn_via, waiting for the take button to appear."""
+    from engine.hexgrid import cell_name
+    from engine.moves import PlaceTile
+    from tests.bot_ui.harness import pick_move
+
+    move = pick_move(game, env.user(user).id)
+    assert isinstance(move, PlaceTile)
+    source = f"h{move.hand}" if move.hand is not None else f"m{move.market}"
+    cell = cell_name(move.cell)
+    first = await env.select(user, msg, f"calico:c:{game.id}:{game.ply}:{source}", [cell])
+    await first.wait_response(timeout=30)
+    slot = "x" if move.hand is None or move.market is None else str(move.market)
+    take = f"calico:t:{game.id}:{game.ply}:{source}:{cell}:{slot}"
+    await control(env, msg.id, take)
+    await (await env.click(user, env.get_message(msg.id), custom_id=take)
+           ).wait_response(timeout=30)
+
+
 async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
     from bot.core.models import GameStatus
-    from tests.bot_ui.harness import DRAFT_SELECT, draft_via, turn_via, wait_panel
+    from tests.bot_ui.harness import DRAFT_SELECT, wait_panel
 
     env = p.env
     host, guest = f"host{k}", f"guest{k}"
@@ -401,7 +451,7 @@ async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
             for user in (host, guest):
                 panel = await wait_panel(env, user, game_id, 0, DRAFT_SELECT, timeout=30)
                 game = await p.game_of(game_id)
-                await draft_via(env, user, panel, game)
+                await draft(env, user, panel, game)
                 p.interactions += 2
                 p.moves += 1
             names = {env.user(host).id: host, env.user(guest).id: guest}
@@ -412,7 +462,7 @@ async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
             while game.status is GameStatus.PLAY and not stop.is_set():
                 user = names[game.current_user_id or 0]
                 panel = await wait_panel(env, user, game_id, game.ply, timeout=30)
-                await turn_via(env, user, panel, game)
+                await turn(env, user, panel, game)
                 p.interactions += 2
                 p.moves += 1
                 ply = game.ply

@@ -60,6 +60,23 @@ def _instrument() -> None:
         setattr(conn_cls, name, make(original))
 
 
+POOL_WAIT = [0.0]
+
+
+def _instrument_pool() -> None:
+    """Time spent waiting for a free pooled connection (and connecting a new one)."""
+    original = asyncpg.pool.Pool._acquire
+
+    async def timed(self: Any, timeout: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await original(self, timeout)
+        finally:
+            POOL_WAIT[0] += time.perf_counter() - t0
+
+    asyncpg.pool.Pool._acquire = timed  # type: ignore[method-assign]
+
+
 STORE_OPS = ("commit", "create_game", "load_game", "game_version", "claim_lanes",
              "lane_notices", "finish_notice", "release_lane", "outbox_stats", "get_user",
              "claim_timers", "prune_outbox")
@@ -129,6 +146,7 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
     TRIPS.clear()
     CALLS.clear()
     SQL.clear()
+    POOL_WAIT[0] = 0.0
     lat: list[float] = []
     rng = random.Random(5)
 
@@ -175,6 +193,7 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
         "trips_notice": sum(TRIPS[k] for k in ("claim_lanes", "lane_notices", "finish_notice",
                                                "release_lane")) / max(1, notices),
         "trips": dict(TRIPS), "calls": dict(CALLS), "sql": dict(SQL),
+        "pool_wait_ms": POOL_WAIT[0] / n * 1000,
     }
     if prof:
         s = io.StringIO()
@@ -233,6 +252,7 @@ async def commit_latency(url: str, variant: str, n: int) -> tuple[float, float]:
 
 async def main_async(args: argparse.Namespace) -> None:
     _instrument()
+    _instrument_pool()
     server = PgServer.start()
     try:
         variants = ["as is", "no pool reset", "no reset + 1-statement move",
@@ -253,13 +273,14 @@ async def main_async(args: argparse.Namespace) -> None:
                              f"{r['p50'] * 1000:.1f}", f"{r['p99'] * 1000:.1f}",
                              f"{r['cpu_ms']:.2f}", f"{r['server_ms']:.2f}",
                              f"{r['trips_move']:.1f}", f"{r['trips_notice']:.1f}",
-                             f"{c50 * 1000:.2f}", f"{c99 * 1000:.2f}", f"{load_text()[5:9]}"])
+                             f"{c50 * 1000:.2f}", f"{c99 * 1000:.2f}",
+                             f"{r['pool_wait_ms']:.2f}", f"{load_text()[5:9]}"])
                 print("  " + " | ".join(rows[-1]), flush=True)
         print()
         print(table(["store", "sync commit", "moves/s", "p50 ms", "p99 ms",
                      "bot CPU ms/move", "server CPU ms/move", "round trips/commit",
                      "round trips/notice", "lone commit p50 ms", "lone commit p99 ms",
-                     "load"], rows))
+                     "pool wait ms/move", "load"], rows))
         base = detail["as is"]
         print(f"\nround trips by store call ('as is', synchronous_commit on; "
               f"{base['moves']} moves, {base['notices']} notices):")
