@@ -101,7 +101,7 @@ class Snap:
 class Probe:
     """RSS samples, and (with ``trace``) tracemalloc snapshots with an object census."""
 
-    def __init__(self, trace: bool, frames: int = 16) -> None:
+    def __init__(self, trace: bool, frames: int = 8) -> None:
         self.trace = trace
         self.t0 = time.monotonic()
         self.samples: list[tuple[float, float, float]] = []  # (s, RSS MB, traced MB)
@@ -223,6 +223,20 @@ def font_count() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, FreeTypeFont))
 
 
+def pil_images() -> tuple[int, float]:
+    """PIL images alive and their pixel memory (MB): allocated by Pillow in C, so tracemalloc
+    does not see it. Mostly the renderer's lru_caches of sprites and board bases."""
+    from PIL import Image
+
+    n, size = 0, 0
+    for o in gc.get_objects():
+        if isinstance(o, Image.Image):
+            n += 1
+            with contextlib.suppress(Exception):
+                size += o.width * o.height * len(o.getbands())
+    return n, size / 1e6
+
+
 def thread_count() -> int:
     import threading
 
@@ -305,6 +319,8 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
                              "notices": sum(v for k, v in built.items() if k != "bytes"),
                              "cached games": len(m._cache), "fonts": font_count(),
                              "threads": thread_count()}
+        n, mb = pil_images()
+        c["images (MB)"] = f"{n} ({mb:.0f})"
         if args.malloc_trim:
             c["trim MB"] = f"{malloc_trim():.1f}"
         c["errors"] = sum(errors.values())
@@ -537,7 +553,8 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
 
 
 BOT_COUNTERS = ("bot: msg cache", "bot: view store", "bot: cached games",
-                "bot: Discord threads", "bot: DM channels", "bot: fonts", "bot: OS threads")
+                "bot: Discord threads", "bot: DM channels", "bot: fonts", "bot: OS threads",
+                "bot: images (MB)")
 
 
 async def child_bot(db: str, report: str, trace: bool, render_threads: int = 0,
@@ -569,6 +586,7 @@ async def child_bot(db: str, report: str, trace: bool, render_threads: int = 0,
                 "bot: Discord threads": sum(len(g._threads) for g in bot.guilds),
                 "bot: DM channels": len(conn._private_channels),
                 "bot: fonts": font_count(), "bot: OS threads": thread_count(),
+                "bot: images (MB)": "{} ({:.0f})".format(*pil_images()),
                 **({"bot: trim MB": round(malloc_trim(), 1)} if trim else {})}
 
     def on_sample() -> None:
@@ -631,7 +649,8 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
         # The bot syncs its commands at start; wait until /calico exists and the bot is in.
         await env.state.wait_for(lambda: any(c.get("name") == "calico"
                                              for c in _synced(env)) or None,
-                                 timeout=60, what="the bot's commands")
+                                 timeout=600 if args.trace else 120,
+                                 what="the bot's commands")
         await asyncio.sleep(1.0)
         reader = await Manager.open(db, exclusive=False)  # reads only (the players' eyes)
 

@@ -16,6 +16,13 @@ in ``bot/``:
    same order (the lane row locked first, then the pending check with a fresh snapshot, then
    the update), instead of BEGIN + 3 statements + COMMIT.
 
+4. (switch ``outbox_async``, off by default) the outbox's own bookkeeping (claiming lanes,
+   recording a delivery, releasing a lane) on a second small pool whose sessions have
+   ``synchronous_commit = off``: those commits no longer wait for the WAL flush. A server crash
+   may then forget the last fraction of a second of delivery records, so those few notices are
+   delivered again (with the same nonce, which Discord refuses as a duplicate for a while);
+   game commits still wait for the flush.
+
 What stays the same: the optimistic version check (a stale write changes nothing and raises
 StaleWriteError), atomicity (one statement is one transaction), the lane row lock the notice
 upsert takes in the commit's transaction (which ``release_lane`` relies on), NOTIFY at commit.
@@ -29,8 +36,21 @@ from typing import Any
 
 import asyncpg
 
-from bot.core.storage.base import GAME_COLUMNS, THREAD, GameWrite, Lane, StaleWriteError
-from bot.core.storage.postgres.store import CHANNEL, StorageError, _migrate, redact
+from bot.core.storage.base import (
+    GAME_COLUMNS,
+    THREAD,
+    GameWrite,
+    Lane,
+    NoticeStatus,
+    StaleWriteError,
+)
+from bot.core.storage.postgres.store import (
+    CHANNEL,
+    SQL_CLAIM_LANES,
+    StorageError,
+    _migrate,
+    redact,
+)
 from bot.core.storage.postgres.store import PostgresStore as _Base
 
 RELEASE_FUNCTION = """
@@ -116,6 +136,8 @@ class FastPostgresStore(_Base):
     reset = False
     one_statement = True
     release_function = True
+    outbox_async = False
+    outbox_pool: asyncpg.Pool | None = None
 
     @classmethod
     async def open(cls, url: str, *, min_size: int = 2, max_size: int = 10,
@@ -137,6 +159,11 @@ class FastPostgresStore(_Base):
         store.reset = reset
         store.one_statement = switches.get("one_statement", cls.one_statement)
         store.release_function = switches.get("release_function", cls.release_function)
+        store.outbox_async = switches.get("outbox_async", cls.outbox_async)
+        if store.outbox_async:
+            store.outbox_pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=4, server_settings={"synchronous_commit": "off"},
+                **kwargs)
         if listen:
             await store._listen()
         return store
@@ -185,5 +212,30 @@ class FastPostgresStore(_Base):
         if not self.release_function:
             await super().release_lane(lane, owner, due)
             return
-        await self.pool.execute("SELECT calico_bench_release_lane($1, $2, $3, $4)",
-                                lane.game_id, lane.recipient, owner, due)
+        pool = self.outbox_pool or self.pool
+        await pool.execute("SELECT calico_bench_release_lane($1, $2, $3, $4)",
+                           lane.game_id, lane.recipient, owner, due)
+
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
+        if self.outbox_pool is None:
+            return await super().claim_lanes(owner, now, lease_ms, limit)
+        rows = await self.outbox_pool.fetch(SQL_CLAIM_LANES, owner, now + lease_ms, now, limit)
+        return [Lane(int(r[0]), int(r[1])) for r in rows]
+
+    async def finish_notice(self, notice_id: int, status: NoticeStatus, now: int, *,
+                            message_id: int | None = None, error: str | None = None) -> bool:
+        if self.outbox_pool is None:
+            return await super().finish_notice(notice_id, status, now,
+                                               message_id=message_id, error=error)
+        result = await self.outbox_pool.execute(
+            "UPDATE outbox SET status = $1, done_at = $2, attempts = attempts + 1, "
+            "message_id = $3, last_error = coalesce($4, last_error) "
+            "WHERE id = $5 AND status = 'pending'",
+            status.value, now, message_id, None if error is None else error[:500], notice_id)
+        return result.rsplit(" ", 1)[-1] == "1"
+
+    async def close(self) -> None:
+        if self.outbox_pool is not None:
+            await self.outbox_pool.close()
+            self.outbox_pool = None
+        await super().close()

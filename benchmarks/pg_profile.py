@@ -111,6 +111,8 @@ async def _open(variant: str, url: str) -> Any:
         return await FastPostgresStore.open(url, one_statement=False, release_function=False)
     if variant == "no reset + 1-statement move":
         return await FastPostgresStore.open(url, release_function=False)
+    if variant.endswith("outbox sync off"):
+        return await FastPostgresStore.open(url, outbox_async=True)
     return await FastPostgresStore.open(url)  # all three
 
 
@@ -256,11 +258,14 @@ async def main_async(args: argparse.Namespace) -> None:
     server = PgServer.start()
     try:
         variants = ["as is", "no pool reset", "no reset + 1-statement move",
-                    "no reset + 1-statement move + 1-call release"]
+                    "no reset + 1-statement move + 1-call release",
+                    "all three + outbox sync off"]
         rows = []
         detail: dict[str, Any] = {}
         for sync in (True, False):
             for v in variants:
+                if not sync and v.endswith("outbox sync off"):
+                    continue  # the same as the line above when nothing waits for the flush
                 url = await server.new_database("calico_prof", synchronous_commit=sync)
                 r = await drive(v, url, server, args.games, args.moves,
                                 profile=args.profile and v == "as is" and sync)
