@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.benchcommon import cpu_model  # noqa: E402
 from data import load_catalog  # noqa: E402
 from engine.config import GameOptions, Restriction, Setup  # noqa: E402
 from engine.quilt_record import score_record  # noqa: E402
@@ -33,19 +34,6 @@ GOLDEN = ROOT / "tests" / "engine" / "data" / "golden-records.json"
 TARGET_APPLY_US = 100.0
 TARGET_GAME_MS = 20.0
 TARGET_SCORER_PER_S = 5000.0
-
-
-def cpu_model() -> str:
-    name = platform.processor()
-    if name and name not in ("x86_64", "aarch64", "arm", "i386"):
-        return name
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return name or "unknown"
 
 
 def machine() -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.benchcommon import cpu_model
 from bot.core import progress
 from bot.core.manager import Manager
 from bot.core.models import UserRef
@@ -45,14 +46,7 @@ LEVELS = ("easy", "normal", "strong")
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     one, five, fifteen = os.getloadavg()
     return (f"{platform.system()} {platform.release()} | {cpu} | {os.cpu_count()} CPUs | "
             f"Python {platform.python_version()} | load average {one:.2f} {five:.2f} "

@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.benchcommon import cpu_model
 from data import load_catalog
 from engine.config import GameOptions
 from engine.serialize import replay_views
@@ -42,14 +43,7 @@ REPLAY_BUDGET_BYTES = 8 * 1024 * 1024
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     load = ""
     if hasattr(os, "getloadavg"):
         one, five, fifteen = os.getloadavg()

@@ -31,6 +31,10 @@ from typing import Any
 
 import aiosqlite
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.benchcommon import cpu_model
+
 SCHEMA = """
 CREATE TABLE g (id INTEGER PRIMARY KEY, version INTEGER, state TEXT);
 CREATE TABLE m (game INTEGER, ply INTEGER, move TEXT, PRIMARY KEY (game, ply));
@@ -67,14 +71,7 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 def machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs ({cpu}), {load}; "
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, aiosqlite "

@@ -37,6 +37,20 @@ def load_text() -> str:
         return "load ?"
 
 
+def cpu_model() -> str:
+    """The processor's name (``/proc/cpuinfo`` where ``platform`` only knows the architecture)."""
+    name = platform.processor()
+    if name and name not in ("x86_64", "aarch64", "arm", "i386"):
+        return name
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return name or "unknown"
+
+
 def load1() -> float:
     try:
         return os.getloadavg()[0]
@@ -45,14 +59,7 @@ def load1() -> float:
 
 
 def machine_line() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     try:
         pg = metadata.version("asyncpg")
     except metadata.PackageNotFoundError:
