@@ -33,6 +33,15 @@ async def raw_sql(m: Manager, sql: str) -> None:
         await store.pool.execute(sql)  # type: ignore[attr-defined]
 
 
+async def sqlite_pragma(m: Manager, name: str) -> int | None:
+    """A SQLite pragma's value (None on PostgreSQL)."""
+    store = m.store
+    if store.backend != "sqlite":
+        return None
+    return int(await store.db.run(  # type: ignore[attr-defined]
+        lambda c: c.execute(f"PRAGMA {name}").fetchone()[0]))
+
+
 async def poison(m: Manager, game_id: int) -> None:
     """Make a game unloadable (its stored state is not JSON any more)."""
     await raw_sql(m, f"UPDATE games SET state = '{{broken' WHERE id = {game_id}")
@@ -158,9 +167,14 @@ async def test_retention_prunes_only_what_may_be_pruned(manager: Manager,
     clock.advance(days=13)
     assert (await manager.sweep()).pruned == 0  # younger than the 14 days kept
     clock.advance(days=2)
+    pages_before = await sqlite_pragma(manager, "page_count")
     report = await manager.sweep()
     remaining = await manager.store.notices()
     assert report.pruned > 0
+    if pages_before is not None:  # SQLite: the pages pruning freed went back to the disk
+        assert await sqlite_pragma(manager, "freelist_count") == 0
+        pages_after = await sqlite_pragma(manager, "page_count")
+        assert pages_after is not None and pages_after < pages_before - 1
     assert {n.key for n in remaining} == {n.key for n in remaining if n.status == "pending"}
     assert stuck.key in {n.key for n in remaining}  # pending: never pruned
     # What a finished game needs for stats, replays and reviews stays.

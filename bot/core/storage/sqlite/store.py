@@ -561,7 +561,8 @@ LEADERBOARD_SQL = (
     "SELECT t.guild_id, t.user_id, coalesce(u.name, ''), t.games, t.wins, t.score_sum, t.best "
     "FROM player_totals t LEFT JOIN users u ON u.user_id = t.user_id "
     "WHERE t.guild_id = ? AND t.games >= ? "
-    "ORDER BY t.wins DESC, CAST(t.score_sum AS REAL) / t.games DESC, t.games DESC, t.user_id "
+    "ORDER BY t.wins DESC, CAST(t.score_sum AS REAL) / NULLIF(t.games, 0) DESC, t.games DESC, "
+    "t.user_id "
     "LIMIT ?")
 TOTALS_SQL = (
     "SELECT t.guild_id, t.user_id, coalesce(u.name, ''), t.games, t.wins, t.score_sum, t.best "
@@ -612,6 +613,15 @@ def _set_state(conn: sqlite3.Connection, key: str, value: str, now: int) -> None
 
 def _execute(conn: sqlite3.Connection, sql: str) -> None:
     conn.execute(sql)
+
+
+def _incremental_vacuum(conn: sqlite3.Connection, pages: int) -> int:
+    """Free up to ``pages`` pages; returns how many were free before. The pragma frees one page
+    per step of its statement, and ``execute`` steps a statement without result columns only
+    once (one page freed, whatever the count): ``executescript`` steps it to the end."""
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    conn.executescript(f"PRAGMA incremental_vacuum({int(pages)});")
+    return free
 
 
 def _write(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> None:
@@ -772,7 +782,7 @@ class SqliteStore(Store):
 
     async def after_prune(self) -> None:
         # Hand the pages freed by pruning back to the file system, a bounded amount at a time.
-        await self.db.run(_execute, "PRAGMA incremental_vacuum(2000)")
+        await self.db.run(_incremental_vacuum, 2000)
 
     # timers
     async def claim_timers(self, owner: str, now: int, lease_ms: int,
