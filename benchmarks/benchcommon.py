@@ -127,8 +127,9 @@ class Stopwatch:
 # --------------------------------------------------------------------------- PostgreSQL
 
 
-def _proc_stat(pid: int) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds) of a process from /proc, or None when it is gone."""
+def _proc_stat(pid: int, *, reaped: bool = False) -> tuple[int, float] | None:
+    """(parent pid, CPU seconds) of a process from /proc, or None when it is gone; with
+    ``reaped``, plus the CPU of its children that have ended (and been waited for)."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -137,6 +138,8 @@ def _proc_stat(pid: int) -> tuple[int, float] | None:
     rest = text[text.rindex(")") + 2:].split()
     ppid = int(rest[1])
     utime, stime = int(rest[11]), int(rest[12])
+    if reaped:
+        utime, stime = utime + int(rest[13]), stime + int(rest[14])
     return ppid, (utime + stime) / CLOCK_TICKS
 
 
@@ -167,15 +170,17 @@ class PgServer:
         self._server.stop()  # type: ignore[attr-defined]
 
     def cpu(self) -> float:
-        """CPU seconds used so far by the postmaster and its live children (the backends
-        serving our connections, the WAL writer, the checkpointer)."""
+        """CPU seconds used so far by the postmaster and its children (the backends serving
+        our connections, the WAL writer, the checkpointer): the live ones, and those that
+        ended (the postmaster waits for them, so their time is in its own counters; without
+        it a backend closing during a run made the figure fall, even below zero)."""
         total = 0.0
         try:
             pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
         except OSError:
             return float("nan")
         for pid in pids:
-            st = _proc_stat(pid)
+            st = _proc_stat(pid, reaped=pid == self.postmaster)
             if st is not None and (pid == self.postmaster or st[0] == self.postmaster):
                 total += st[1]
         return total

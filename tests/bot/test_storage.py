@@ -270,3 +270,36 @@ def test_fast_event_dicts_match_the_engine() -> None:
     assert {"game_over", "tile_placed", "goals_chosen"} <= kinds
     assert json.loads(splice({"a": 1}, {"b": "[1,2]"})) == {"a": 1, "b": [1, 2]}
     assert json.loads(splice({}, {"b": "{}"})) == {"b": {}}
+
+
+async def test_exclusive_is_released_on_pooled_connections(
+        pg_admin: tuple[str | None, str]) -> None:
+    """Pooled PostgreSQL connections are not reset when they go back to the pool, so the one
+    lock the store takes on them must be gone after its block, also when the block failed: a
+    second store (another process) gets it at once, every time, through every connection."""
+    from tests.pgserver import create_database, drop_database
+
+    admin, reason = pg_admin
+    if admin is None:
+        pytest.skip(reason)
+    url = await create_database(admin)
+    first = await open_store(url, exclusive=False)
+    second = await open_store(url, exclusive=False)
+    try:
+        for attempt in range(6):  # more than the pool's idle connections
+            async with first.exclusive("sync") as held:
+                assert held
+                async with second.exclusive("sync") as also:
+                    assert not also  # held by the other process meanwhile
+            async with second.exclusive("sync") as held:
+                assert held
+            with pytest.raises(RuntimeError):
+                async with first.exclusive("sync") as held:
+                    assert held
+                    raise RuntimeError(f"failed block {attempt}")
+            async with second.exclusive("sync") as held:
+                assert held
+    finally:
+        await first.close()
+        await second.close()
+        await drop_database(admin, url)
