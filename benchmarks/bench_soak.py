@@ -182,26 +182,13 @@ def flat(mid: float, end: float) -> bool:
 
 
 def render_in_own_threads(threads: int) -> None:
-    """PROTOTYPE (benchmark only): the Discord layer's pictures drawn in a dedicated pool of
-    ``threads`` threads instead of asyncio's default pool (6 threads on 2 cores), by giving
-    ``bot.adapter.ui.images`` an ``asyncio`` whose ``to_thread`` uses that pool. Fonts are
-    cached per thread (render/theme.py), so fewer render threads mean fewer font copies."""
-    import functools
-    import types
-    from concurrent.futures import ThreadPoolExecutor
-
+    """Size the Discord layer's render pool (``bot.adapter.ui.images``; by default one thread
+    per core, at most two) to ``threads``, to compare. Fonts are cached per thread
+    (render/theme.py), so more render threads mean more font copies and heap arenas."""
     from bot.adapter.ui import images
 
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="calico-render")
-
-    async def to_thread(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(pool, functools.partial(func, *args, **kwargs))
-
-    shim = types.SimpleNamespace(**{k: getattr(asyncio, k) for k in dir(asyncio)
-                                    if not k.startswith("__")})
-    shim.to_thread = to_thread
-    images.asyncio = shim  # type: ignore[assignment]
+    images.RENDER_THREADS = threads
+    images._pool = None  # made again, at that size, on the next picture
 
 
 def malloc_trim() -> float:
@@ -812,8 +799,8 @@ def main() -> None:
     parser.add_argument("--malloc-arena-max", type=int, default=0,
                         help="remote mode: MALLOC_ARENA_MAX for the bot process")
     parser.add_argument("--render-threads", type=int, default=0,
-                        help="PROTOTYPE: draw pictures in a dedicated pool of this many "
-                             "threads (default: asyncio's default pool)")
+                        help="size of the render pool (default: the bot's own, one thread "
+                             "per core, at most two)")
     parser.add_argument("--malloc-trim", action="store_true",
                         help="call glibc's malloc_trim at each sample (shows how much of the "
                              "RSS is freed heap not yet given back)")
@@ -830,7 +817,7 @@ def main() -> None:
     print(f"machine: {machine_line()}", flush=True)
     print(f"mode {args.mode}: {args.games} games at a time for {args.minutes:g} min"
           + (", tracemalloc on" if args.trace else "")
-          + (f", PROTOTYPE pictures in {args.render_threads} dedicated thread(s)"
+          + (f", pictures in {args.render_threads} render thread(s)"
              if args.render_threads else "")
           + (f", MALLOC_ARENA_MAX={os.environ.get('MALLOC_ARENA_MAX')}"
              if os.environ.get("MALLOC_ARENA_MAX") else "")

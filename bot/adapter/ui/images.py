@@ -1,7 +1,11 @@
-"""Pictures for messages: the renderer called in a worker thread, with translated labels.
+"""Pictures for messages: the renderer called in its own worker threads, with translated labels.
 
 Rendering is CPU work (tens of milliseconds); running it on the event loop would stall every
-other game's clicks, so each call goes through :func:`asyncio.to_thread`. Only views reach the
+other game's clicks, so each call goes through :func:`draw`, which runs it in the render pool:
+a few threads of its own (not asyncio's default pool, which database file checks and the
+computers' thread fallback share). Few threads also keep memory down: each render thread holds
+its own fonts (FreeType faces cannot be shared between threads) and its own malloc arena. Only
+views reach the
 renderer (public views for everyone, the player's own private view for their DM), never a
 ``GameState``: the bag, the seed and other hands cannot end up in a picture.
 """
@@ -9,8 +13,12 @@ renderer (public views for everyone, the player's own private view for their DM)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Sequence
+import functools
+import os
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import ParamSpec, TypeVar
 
 import render
 from bot.i18n import Text
@@ -25,6 +33,24 @@ QUILT_PNG = "quilt.png"
 TABLE_PNG = "table.png"
 SCORES_PNG = "scores.png"
 GOALS_PNG = "goals.png"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# One thread per core, at most two: pictures are tens of milliseconds each, and on a 2-core
+# host more threads only add fonts and heap arenas (measured by benchmarks/bench_soak.py).
+RENDER_THREADS = max(1, min(2, os.cpu_count() or 1))
+_pool: ThreadPoolExecutor | None = None
+
+
+async def draw(func: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """``func(*args, **kwargs)`` in the render pool (made on first use)."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="calico-render")
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_pool, functools.partial(func, *args, **kwargs))
+
 
 RULES_TOPICS = render.RULES_TOPICS  # the /calico rules topics that come with a picture
 _rules_cache: dict[tuple[str, str], bytes] = {}
@@ -47,7 +73,7 @@ async def turn_image(
 ) -> bytes:
     """The DM picture: the player's quilt, hand and market (with a previewed placement)."""
     pv = None if preview is None else render.Preview(preview[0], preview[1], tuple(preview[2]))
-    return await asyncio.to_thread(render.render_turn, view, name=name, preview=pv, legal=legal,
+    return await draw(render.render_turn, view, name=name, preview=pv, legal=legal,
                                    selected=selected, highlight=highlight, labels=labels(tr))
 
 
@@ -55,18 +81,18 @@ async def quilt_image(
     tr: Text, seat: SeatView, config: GameConfig, *, name: str | None = None,
     highlight: int | None = None,
 ) -> bytes:
-    return await asyncio.to_thread(render.render_quilt, seat, config, name=name,
+    return await draw(render.render_quilt, seat, config, name=name,
                                    highlight=highlight, labels=labels(tr))
 
 
 async def table_image(tr: Text, view: PublicView, names: Sequence[str]) -> bytes:
-    return await asyncio.to_thread(render.render_table, view, list(names), labels=labels(tr))
+    return await draw(render.render_table, view, list(names), labels=labels(tr))
 
 
 async def scores_image(tr: Text, view: PublicView, names: Sequence[str],
                        scenario: ScenarioResult | None = None) -> bytes:
     """The score sheet; with a solo scenario's result, whether it was passed and each target."""
-    return await asyncio.to_thread(render.render_scoresheet, view, list(names),
+    return await draw(render.render_scoresheet, view, list(names),
                                    labels=labels(tr), scenario=scenario)
 
 
@@ -76,7 +102,7 @@ async def draft_image(
 ) -> bytes:
     """The goal tiles offered; with ``goals``, the board showing them on B3, C4 and D2."""
     shown = seat if seat is None or goals is None else replace(seat, goals=goals)
-    return await asyncio.to_thread(render.render_draft, list(offer), config, seat=shown,
+    return await draw(render.render_draft, list(offer), config, seat=shown,
                                    labels=labels(tr))
 
 
@@ -90,6 +116,6 @@ async def rules_image(tr: Text, topic: str) -> bytes:
     key = (topic, tr.lang)
     png = _rules_cache.get(key)
     if png is None:
-        png = await asyncio.to_thread(render.render_rules, topic, labels=labels(tr))
+        png = await draw(render.render_rules, topic, labels=labels(tr))
         _rules_cache[key] = png
     return png

@@ -250,7 +250,7 @@ async def replay_gif(tr: Text, manager: Manager, game_id: int) -> tuple[GameInfo
     if gif is None:
         names = p.seat_names(replay.game, tr)
         labels = {k: tr(f"achievements.replay.{k}") for k in render.REPLAY_LABELS}
-        gif = await asyncio.to_thread(render.render_replay, replay.views, names, labels=labels)
+        gif = await images.draw(render.render_replay, replay.views, names, labels=labels)
         cache[key] = gif
         while len(cache) > _REPLAY_CACHE:
             cache.popitem(last=False)
@@ -341,7 +341,7 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
     else:
         lines.append(tr("progress.achievements.none"))
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
-    png = await asyncio.to_thread(render.render_achievements, chart, mine.ids, name=name,
+    png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
     out = Outgoing(p.clip("\n".join(lines), 2000))
     out.attach(ACHIEVEMENTS_PNG, png, tr(
