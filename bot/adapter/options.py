@@ -22,6 +22,7 @@ TURN_HOURS: Final = (1, 6, 12, 24, 48, 72, 168)
 TIMEOUTS: Final = tuple(a.value for a in TimeoutAction)
 FIRSTS: Final = tuple(f.value for f in FirstPlayer)
 SCENARIOS: Final = range(1, 11)
+HINTS: Final = ("off", "on")
 
 
 class BadOptionError(ValueError):
@@ -54,7 +55,8 @@ def _build(**fields: object) -> LobbyOptions:
 
 
 def start_options(*, players: int, setup: str, variant: str, restriction: str, computers: int,
-                  level: str, turn_hours: int, timeout: str, first: str) -> LobbyOptions:
+                  level: str, turn_hours: int, timeout: str, first: str,
+                  hints: str = "off") -> LobbyOptions:
     """The lobby options of ``/calico start`` (BadOptionError when one is not acceptable)."""
     _one_of("players", players, range(1, 5))
     _one_of("setup", setup, SETUPS)
@@ -65,13 +67,14 @@ def start_options(*, players: int, setup: str, variant: str, restriction: str, c
     _one_of("turn_hours", turn_hours, TURN_HOURS)
     _one_of("timeout", timeout, TIMEOUTS)
     _one_of("first", first, FIRSTS)
+    _one_of("hints", hints, HINTS)
     if computers >= players:
         raise BadOptionError("computers", key="start.computers_too_many")
     return _build(players=players, setup=setup, family=variant in ("family", "family_lower"),
                   lower_variance=variant in ("lower", "family_lower"),
                   restriction=None if restriction == "none" else restriction,
                   turn_hours=float(turn_hours), timeout_action=timeout, first=first,
-                  ai_level=level)
+                  ai_level=level, hints=hints == "on")
 
 
 def solo_options(*, scenario: int | None, setup: str, restriction: str) -> LobbyOptions:

@@ -17,7 +17,7 @@ from tests.bot_ui.harness import answer_text, bot, bot_factory, custom_ids
 from tests.fakediscord import DiscordEnv
 
 EXPECTED = {"start", "solo", "hand", "board", "status", "games", "leave", "abandon", "rules",
-            "settings", "stats", "leaderboard"}
+            "settings", "stats", "leaderboard", "review"}
 
 
 async def test_command_tree_and_cogs(discord_env: DiscordEnv, tmp_path: Path) -> None:

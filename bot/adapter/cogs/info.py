@@ -11,6 +11,7 @@ from discord import app_commands
 from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.ui import images, messages, respond
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
 from bot.i18n import Text
@@ -109,7 +110,9 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             guild_id = interaction.guild.id if interaction.guild is not None else None
             result = await self.bot.manager.user_stats(target.id, guild_id)
-            return Outgoing(p.stats_text(tr, target.display_name, result))
+            reviewed = await review_ui.stats_line(tr, self.bot.manager.store, target.id)
+            return Outgoing("\n".join(x for x in (p.stats_text(tr, target.display_name, result),
+                                                  reviewed) if x))
 
         await respond.reply(interaction, work(), ephemeral=True)
 

@@ -16,6 +16,8 @@ a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fi
 ``calico:t:<game>:<ply>:<src>:<cell>:<k>`` turn: take market slot ``k`` (``x``: place only) = commit
 ``calico:u:<game>:<ply>``                  turn: undo the placement preview
 ``calico:hand:<game>``                     show my hand (ephemeral), from a thread post
+``calico:hint:<game>:<ply>[:y]``           turn: hints (``y``: confirmed, the game gets marked)
+``calico:rv:<game>``                       score sheet: review my game (ephemeral)
 =========================================  ===============================================
 """
 
@@ -45,10 +47,13 @@ CELL_TEMPLATE: Final = rf"calico:c:{_GAME}:{_PLY}:{_SRC}"
 TAKE_TEMPLATE: Final = rf"calico:t:{_GAME}:{_PLY}:{_SRC}:{_CELL}:(?P<slot>[0-9x])"
 UNDO_TEMPLATE: Final = rf"calico:u:{_GAME}:{_PLY}"
 HAND_TEMPLATE: Final = rf"calico:hand:{_GAME}"
+HINT_TEMPLATE: Final = rf"calico:hint:{_GAME}:{_PLY}(?::(?P<ok>y))?"
+REVIEW_TEMPLATE: Final = rf"calico:rv:{_GAME}"
 
 TEMPLATES: Final[tuple[str, ...]] = (
     LOBBY_TEMPLATE, LOBBY_REMOVE_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE,
     DRAFT_BACK_TEMPLATE, CELL_TEMPLATE, TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
+    HINT_TEMPLATE, REVIEW_TEMPLATE,
 )
 
 
@@ -153,8 +158,26 @@ class HandId:
         return _check(f"calico:hand:{self.game}")
 
 
+@dataclass(frozen=True, slots=True)
+class HintId:
+    game: int
+    ply: int
+    confirmed: bool = False  # the player agreed that the game gets marked
+
+    def encode(self) -> str:
+        return _check(f"calico:hint:{self.game}:{self.ply}{':y' if self.confirmed else ''}")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewId:
+    game: int
+
+    def encode(self) -> str:
+        return _check(f"calico:rv:{self.game}")
+
+
 ParsedId = (LobbyId | LobbyRemoveId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId
-            | UndoId | HandId)
+            | UndoId | HandId | HintId | ReviewId)
 
 _COMPILED = {t: re.compile(t) for t in TEMPLATES}
 
@@ -170,6 +193,8 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         return LobbyRemoveId(game)
     if template == HAND_TEMPLATE:
         return HandId(game)
+    if template == REVIEW_TEMPLATE:
+        return ReviewId(game)
     ply = int(m["ply"])
     if template == DRAFT_TEMPLATE:
         return DraftId(game, ply)
@@ -185,6 +210,8 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         return TakeId(game, ply, m["src"], m["cell"], None if slot == "x" else int(slot))
     if template == UNDO_TEMPLATE:
         return UndoId(game, ply)
+    if template == HINT_TEMPLATE:
+        return HintId(game, ply, m["ok"] == "y")
     raise ValueError(f"unknown template {template!r}")
 
 

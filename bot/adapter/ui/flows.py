@@ -18,6 +18,7 @@ import discord
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import items, messages, respond
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
@@ -248,6 +249,8 @@ ROUTES: dict[type[Any], Handler] = {
     items.TakeButton: lambda it, ix: take(ix, it.cid),
     items.UndoButton: lambda it, ix: undo(ix, it.cid),
     items.HandButton: lambda it, ix: show_hand(ix, it.cid.game),
+    items.HintButton: lambda it, ix: review_ui.hint_click(ix, it.cid),
+    items.ReviewButton: lambda it, ix: review_ui.review_click(ix, it.cid),
 }
 
 
