@@ -46,6 +46,7 @@ pytestmark = pytest.mark.fakediscord(interaction_deadline=3.0)
 EN = Text("en")
 SAMPLES = 4  # futures per turn in these tests (the default, 12, is measured by the benchmark)
 HINT = re.compile(r"calico:hint:(\d+):(\d+)")
+WAIT = 20.0  # seconds for an answer: generous, the machine running the tests may be busy
 
 
 def service(env: DiscordEnv) -> ReviewService:
@@ -55,8 +56,8 @@ def service(env: DiscordEnv) -> ReviewService:
 async def solo(env: DiscordEnv, user: str = "alice") -> GameInfo:
     """A solo game in the beginner setup (no goal draft): play starts at once."""
     inter = await env.slash(user, "calico", "solo", options={"setup": "beginner"})
-    await inter.wait_response()
-    await inter.wait_followup()
+    await inter.wait_response(timeout=WAIT)
+    await inter.wait_followup(timeout=WAIT)
     thread = env.threads(env.channel)[-1]
     game = await bot(env).manager.game_for_thread(thread.id)
     assert game is not None and game.status is GameStatus.PLAY
@@ -90,7 +91,7 @@ async def score_sheet(env: DiscordEnv, game: GameInfo) -> FakeMessage:
 
 async def review_answer(inter: Any, timeout: float = 120.0) -> list[FakeMessage]:
     """The review's messages: the summary (with pictures), then the turn-by-turn list."""
-    await inter.wait_response()
+    await inter.wait_response(timeout=WAIT)
     assert inter.deferred and inter.ephemeral  # deferred at once, privately
     return list(await inter.wait_followups(2, timeout=timeout))
 
@@ -102,8 +103,8 @@ async def test_a_copy_of_the_engine_reviews_at_100(discord_env: DiscordEnv,
     service(env).samples = SAMPLES
     game = await solo(env)
     refused = await env.slash("alice", "calico", "review", options={"game": game.id})
-    await refused.wait_response()
-    assert (await refused.wait_followup()).content == EN("error.review_in_play")
+    await refused.wait_response(timeout=WAIT)
+    assert (await refused.wait_followup(timeout=WAIT)).content == EN("error.review_in_play")
 
     game = await play_to_the_end(env, game, "alice", engine=True)
     inter = await env.slash("alice", "calico", "review", options={"game": game.id})
@@ -129,8 +130,8 @@ async def test_a_copy_of_the_engine_reviews_at_100(discord_env: DiscordEnv,
     assert "Accuracy **100.0%**" in summary2.content and stored.lane.stats.jobs == 1
 
     stats = await env.slash("alice", "calico", "stats")
-    await stats.wait_response()
-    text = (await stats.wait_followup()).content
+    await stats.wait_response(timeout=WAIT)
+    text = (await stats.wait_followup(timeout=WAIT)).content
     assert EN("review.stats", count=1, accuracy="100.0") in text
 
 
@@ -148,17 +149,17 @@ async def test_random_moves_review_from_the_score_sheet(discord_env: DiscordEnv,
     assert EN("hint.score_sheet") not in sheet.content
 
     stranger = await env.click("bob", sheet, label=EN("review.button"))
-    await stranger.wait_response()
+    await stranger.wait_response(timeout=WAIT)
     bob = Text(env.user("bob").locale)  # bob reads French
-    assert (await stranger.wait_followup()).content == bob("error.not_a_player")
+    assert (await stranger.wait_followup(timeout=WAIT)).content == bob("error.not_a_player")
 
     # Every worker busy: refused at once, with "try again in a minute", nothing computed.
     lane = service(env).lane
     room = lane.max_waiting
     lane.max_waiting = -lane.workers
     busy = await env.click("alice", sheet, label=EN("review.button"))
-    await busy.wait_response()
-    assert (await busy.wait_followup()).content == EN("error.reviews_busy")
+    await busy.wait_response(timeout=WAIT)
+    assert (await busy.wait_followup(timeout=WAIT)).content == EN("error.reviews_busy")
     assert lane.stats.jobs == 0 and await bot(env).manager.store.review(game.id, 0) is None
     lane.max_waiting = room
 
@@ -178,11 +179,11 @@ async def test_random_moves_review_from_the_score_sheet(discord_env: DiscordEnv,
     ticking = asyncio.create_task(ticker())
     started = time.perf_counter()
     inter = await env.click("alice", sheet, label=EN("review.button"))
-    await inter.wait_response()
+    await inter.wait_response(timeout=WAIT)
     # While the review is worked out, the bot keeps answering: another person's command is
     # answered in full before the review arrives.
     rules = await env.slash("bob", "calico", "rules", options={"topic": "end"})
-    await rules.wait_response()
+    await rules.wait_response(timeout=WAIT)
     answered = await answer_text(rules)
     review_pending = not inter.messages
     summary, turns = await review_answer(inter)
@@ -226,18 +227,18 @@ async def test_hints_in_a_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> 
     assert totals.games == 1 and len(board) == 1
 
     game = await solo(env)
-    panel = await wait_panel(env, "alice", game.id, game.ply)
+    panel = await wait_panel(env, "alice", game.id, game.ply, timeout=WAIT)
     hint_id = f"calico:hint:{game.id}:{game.ply}"
     assert hint_id in custom_ids(panel)
     ask = await env.click("alice", panel, custom_id=hint_id)
-    await ask.wait_response()
+    await ask.wait_response(timeout=WAIT)
     assert ask.ephemeral
-    prompt = await ask.wait_followup()
+    prompt = await ask.wait_followup(timeout=WAIT)
     assert prompt.content == EN("hint.confirm")
     assert not (await game_of(env, game.id)).hints_used  # nothing marked before the confirm
     started = time.perf_counter()
     show = await env.click("alice", prompt, label=EN("hint.confirm_button"))
-    await show.wait_response()
+    await show.wait_response(timeout=WAIT)
 
     def edited() -> FakeMessage | None:
         m = env.get_message(prompt.id)
@@ -253,8 +254,8 @@ async def test_hints_in_a_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> 
 
     # The game once marked: the Hint button answers with the hints at once (no confirm).
     again = await env.click("alice", panel, custom_id=hint_id)
-    await again.wait_response()
-    assert "1. " in (await again.wait_followup()).content
+    await again.wait_response(timeout=WAIT)
+    assert "1. " in (await again.wait_followup(timeout=WAIT)).content
 
     game = await play_to_the_end(env, await game_of(env, game.id), "alice",
                                  rng=random.Random(2))
@@ -275,20 +276,20 @@ async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path:
     for hints in ("on", "off"):
         inter = await env.slash("alice", "calico", "start",
                                 options={"players": 2, "setup": "beginner", "hints": hints})
-        await inter.wait_response()
-        await inter.wait_followup()
+        await inter.wait_response(timeout=WAIT)
+        await inter.wait_followup(timeout=WAIT)
         thread = env.threads(env.channel)[-1]
         game = await bot(env).manager.game_for_thread(thread.id)
         assert game is not None and game.options.hints is (hints == "on")
         lobby = env.messages(thread.id)[0]
         assert (EN("hint.lobby") in lobby.content) is (hints == "on")
-        await (await env.click("bob", lobby, label="Join")).wait_response()
+        await (await env.click("bob", lobby, label="Join")).wait_response(timeout=WAIT)
         await (await env.click("alice", env.get_message(lobby.id),
-                               label="Start")).wait_response()
+                               label="Start")).wait_response(timeout=WAIT)
         await settle(env)
         game = await game_of(env, game.id)
         user = "alice" if game.current_user_id == env.user("alice").id else "bob"
-        panel = await wait_panel(env, user, game.id, game.ply, CELL_SELECT)
+        panel = await wait_panel(env, user, game.id, game.ply, CELL_SELECT, timeout=WAIT)
         panels[hints] = (user, game, panel)
     user, game, panel = panels["on"]
     assert f"calico:hint:{game.id}:{game.ply}" in custom_ids(panel)
