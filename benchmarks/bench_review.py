@@ -12,6 +12,13 @@ Printed, after the machine line (platform, CPU, Python, load average):
   depth; the target is 20 s;
 - **hints**: the time of :func:`engine.ai.hints.hints` at every turn of one 2-player game
   (median, 90th percentile, max); the target is 1.5 s.
+- **through the bot** (``--bot-games``, default 1): the bot's own path
+  (:class:`bot.core.review.ReviewService` on a temporary SQLite database): a solo standard game
+  played by the ``normal`` computer player for a person's seat, a hint taken at each of its turns
+  (in the computer players' worker process), then the review of the finished game in the
+  review worker process (started beforehand; its start-up is printed apart), with the event
+  loop's worst delay measured by a 10 ms ticker while the review runs, and the stored review
+  asked for again.
 
 ``--calibrate N`` plays N games per table row with the rollout policy itself (seat 0; the other
 seats only take market tiles, as in the playouts), records the value function after each turn
@@ -22,10 +29,12 @@ without design goals, the mean of (final score - value) by the empty cells left.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
@@ -46,6 +55,7 @@ from engine.state import Phase
 from engine.views import private_view
 
 CATALOG = load_catalog()
+BENCH_USER = 1001
 
 
 def machine_line() -> str:
@@ -124,6 +134,94 @@ def bench_hints(seed: int) -> None:
           f"[{load()}]")
 
 
+# --------------------------------------------------------------------------- the bot's path
+
+
+async def bench_bot_path(games: int, samples: int) -> None:
+    from bot.core.computers import ComputerPool
+    from bot.core.manager import Manager
+    from bot.core.models import GameStatus, LobbyOptions, UserRef
+    from bot.core.review import ReviewService
+
+    print(f"through the bot: review worker process, {samples} futures per turn; hints in the "
+          "computer players' worker process:")
+    with tempfile.TemporaryDirectory() as tmp:
+        computers = ComputerPool(1)
+        manager = await Manager.open(Path(tmp) / "bench.sqlite3", computers=computers)
+        service = ReviewService(manager, samples=samples)
+        try:
+            t0 = time.perf_counter()
+            await asyncio.gather(service.lane.warm_up(), computers.warm_up())
+            print(f"  worker processes started in {time.perf_counter() - t0:.2f} s "
+                  f"[{load()}]", flush=True)
+            for g_no in range(games):
+                user = UserRef(BENCH_USER, "Bench")
+                g = await manager.create_game(user, 1, 1, LobbyOptions(players=1), start=True)
+                bot_player = make_player("normal", 500 + g_no)
+                hint_times: list[float] = []
+                while g.status.active:
+                    assert g.state is not None
+                    move = bot_player.choose(private_view(g.state, 0), legal_moves(g.state, 0))
+                    if g.status is GameStatus.DRAFT:
+                        assert isinstance(move, ChooseGoals)
+                        g = (await manager.choose_goals(g.id, BENCH_USER, g.ply,
+                                                        list(move.goals))).game
+                        continue
+                    t0 = time.perf_counter()
+                    got = await service.hints(g.id, BENCH_USER, g.ply)
+                    hint_times.append(time.perf_counter() - t0)
+                    assert got.hints  # the last turn may offer fewer than three
+                    g = (await manager.play_turn(g.id, BENCH_USER, g.ply, move.text())).game
+                hint_times.sort()
+                print(f"  hints at each of the game's {len(hint_times)} turns: median "
+                      f"{statistics.median(hint_times):.2f} s, p90 "
+                      f"{hint_times[int(0.9 * (len(hint_times) - 1))]:.2f} s, max "
+                      f"{hint_times[-1]:.2f} s [{load()}]", flush=True)
+                lag = await _timed_review(service, g.id)
+                print(lag, flush=True)
+                t0 = time.perf_counter()
+                again = await service.review(g.id, BENCH_USER)
+                assert not again.computed
+                print(f"  the stored review asked again: {(time.perf_counter() - t0) * 1000:.1f}"
+                      " ms", flush=True)
+        finally:
+            service.close()
+            computers.close()
+            await manager.close()
+
+
+async def _timed_review(service: object, game_id: int) -> str:
+    from bot.core.review import ReviewService
+
+    assert isinstance(service, ReviewService)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    delays: list[float] = []
+
+    async def ticker() -> None:
+        while not stop.is_set():
+            before = loop.time()
+            await asyncio.sleep(0.01)
+            delays.append(loop.time() - before - 0.01)
+
+    ticking = asyncio.create_task(ticker())
+    t0 = time.perf_counter()
+    outcome = await service.review(game_id, BENCH_USER)
+    wall = time.perf_counter() - t0
+    stop.set()
+    await ticking
+    delays.sort()
+    r = outcome.review
+    cpu = outcome.cpu or 0.0
+    return (f"  review of the solo game ({len(r.turns)} turns and the goal draft): "
+            f"{wall:.2f} s wall, {cpu:.2f} s CPU in the worker, {r.samples} futures per turn "
+            f"(accuracy {r.accuracy}, loss {r.total_loss}, final {r.final_score}); event loop "
+            f"meanwhile: {len(delays)} ticks of 10 ms, delay median "
+            f"{statistics.median(delays) * 1000:.1f} ms, p99 "
+            f"{delays[int(0.99 * (len(delays) - 1))] * 1000:.1f} ms, worst "
+            f"{delays[-1] * 1000:.1f} ms [{load()}]")
+
+
 # --------------------------------------------------------------------------- calibration
 
 
@@ -188,13 +286,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="0: whole playouts")
     ap.add_argument("--calibrate", type=int, metavar="N")
     ap.add_argument("--workers", type=int, default=2, help="processes for --calibrate")
+    ap.add_argument("--bot-games", type=int, default=1,
+                    help="games reviewed through the bot's worker path (0: none)")
+    ap.add_argument("--only-bot", action="store_true", help="only the bot's path")
     args = ap.parse_args(argv)
     if args.calibrate:
         sys.stdout.write(calibrate(args.calibrate, args.workers))
         return
     print(machine_line())
-    bench_reviews(args.games, args.samples, args.depth or None)
-    bench_hints(7)
+    if not args.only_bot:
+        bench_reviews(args.games, args.samples, args.depth or None)
+        bench_hints(7)
+    if args.bot_games:
+        asyncio.run(bench_bot_path(args.bot_games, args.samples))
 
 
 if __name__ == "__main__":

@@ -386,6 +386,8 @@ def options_lines(tr: Text, options: LobbyOptions) -> list[str]:
                         restriction=tr(f"restriction.{options.restriction.value}")))
     if options.scenario is not None:
         lines.append(tr("lobby.scenario", number=options.scenario))
+    if options.hints:
+        lines.append(tr("hint.lobby"))
     if options.players > 1:
         lines.append(tr("lobby.turn_limit", hours=hours_text(options.turn_hours)))
         lines.append(tr("lobby.timeout", action=tr(f"timeout.{options.timeout_action.value}")))

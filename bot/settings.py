@@ -55,6 +55,7 @@ class Settings(BaseSettings):
     cluster_slots: int = Field(default=0, ge=0)  # PostgreSQL: claim one of N slots
     retention_days: float = Field(default=14.0, gt=0)  # notices kept after they ended
     ai_workers: int | None = Field(default=None, ge=0)  # processes for computers; 0: threads
+    review_workers: int = Field(default=1, ge=1)  # processes for game reviews (issue 13)
     health_port: int | None = Field(default=None, ge=0, le=65535)  # None: no listener
     health_host: str = "127.0.0.1"
     # /healthz answers 503 when the last sweep is older than this, or the oldest pending

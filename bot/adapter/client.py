@@ -133,8 +133,12 @@ class CalicoBot(commands.AutoShardedBot):
             if settings.shard_ids:
                 shards["shard_ids"] = settings.shard_ids
         shards.update(options)
+        # No message cache (discord.py keeps the last 1,000 messages by default, with their
+        # components and attachments): the bot never reads it (clicks carry their message,
+        # posts are edited by id), and on a busy bot it was memory held for nothing.
         super().__init__(command_prefix=commands.when_mentioned, tree_cls=CalicoTree,
-                         intents=intents(members_intent), help_command=None, **shards)
+                         intents=intents(members_intent), help_command=None,
+                         max_messages=None, **shards)
         self.settings = settings
         self._manager = manager
         self._owns_manager = manager is None

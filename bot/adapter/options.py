@@ -22,6 +22,7 @@ TURN_HOURS: Final = (1, 6, 12, 24, 48, 72, 168)
 TIMEOUTS: Final = tuple(a.value for a in TimeoutAction)
 FIRSTS: Final = tuple(f.value for f in FirstPlayer)
 SCENARIOS: Final = range(1, 11)
+HINTS: Final = ("off", "on")
 
 
 class BadOptionError(ValueError):
@@ -55,7 +56,7 @@ def _build(**fields: object) -> LobbyOptions:
 
 def start_options(*, players: int, setup: str, variant: str, restriction: str, computers: int,
                   level: str, turn_hours: int, timeout: str, first: str,
-                  scenario: int | None = None) -> LobbyOptions:
+                  scenario: int | None = None, hints: str = "off") -> LobbyOptions:
     """The lobby options of ``/calico start`` (BadOptionError when one is not acceptable).
     A scenario may be played by every player at the table (each who passes earns it)."""
     _one_of("players", players, range(1, 5))
@@ -69,6 +70,7 @@ def start_options(*, players: int, setup: str, variant: str, restriction: str, c
     _one_of("first", first, FIRSTS)
     if scenario is not None:
         _one_of("scenario", scenario, SCENARIOS)
+    _one_of("hints", hints, HINTS)
     if computers >= players:
         raise BadOptionError("computers", key="start.computers_too_many")
     family = variant in ("family", "family_lower")
@@ -80,7 +82,7 @@ def start_options(*, players: int, setup: str, variant: str, restriction: str, c
                   lower_variance=variant in ("lower", "family_lower"),
                   restriction=None if restriction == "none" else restriction,
                   turn_hours=float(turn_hours), timeout_action=timeout, first=first,
-                  ai_level=level, scenario=scenario)
+                  ai_level=level, scenario=scenario, hints=hints == "on")
 
 
 def solo_options(*, scenario: int | None, setup: str, restriction: str) -> LobbyOptions:

@@ -21,12 +21,15 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from engine.ai import make_player
 from engine.moves import Move
 from engine.views import PrivateView
 
 log = logging.getLogger("calico.computers")
+
+T = TypeVar("T")
 
 
 class ComputersBusyError(Exception):
@@ -90,6 +93,24 @@ class ComputerPool:
         if len(self.stats.seconds) > 1000:
             del self.stats.seconds[:500]
         return move
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Another short job of the same kind in these processes (a hint: bot.core.review),
+        under the same bound: :class:`ComputersBusyError` at once when the queue is full.
+        ``fn`` must be a module-level function and its arguments picklable."""
+        if self._in_flight >= self.workers + self.max_waiting:
+            self.stats.busy += 1
+            raise ComputersBusyError(f"{self._in_flight} computer jobs in flight")
+        self._in_flight += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, fn, *args)
+        finally:
+            self._in_flight -= 1
+
+    def has_room(self) -> bool:
+        """Whether a job would be accepted now."""
+        return self._in_flight < self.workers + self.max_waiting
 
     async def warm_up(self) -> None:
         """Start every worker now (each takes a moment to import the engine)."""

@@ -57,6 +57,7 @@ from bot.core.models import (
     UserStats,
 )
 from bot.core.outbox import Delivery, Dispatcher, process_owner
+from bot.core.review import HintGrant, hints_allowed
 from bot.core.servers import ServerSettings, ServerSettingsCache
 from bot.core.storage import (
     GameWrite,
@@ -415,6 +416,7 @@ class Manager:
             version=g.version, end_reason=g.end_reason, first_user_id=g.first_user_id,
             hints_used=bool(g.flags & FLAG_HINTS), rematch_of=g.rematch_of,
             challenge_week=g.challenge_week,
+            hints_allowed=hints_allowed(g),
         )
 
     @staticmethod
@@ -757,6 +759,25 @@ class Manager:
             return await self._apply(g, seat, move, "user")
 
         return await self._after_move(game_id, await self._mutate(game_id, change))
+
+    async def take_hint(self, game_id: int, user_id: int, ply: int) -> HintGrant:
+        """A person takes a hint on their turn (from a button made for ``ply``), in a game that
+        allows hints (:func:`bot.core.review.hints_allowed`, else ``hints_off``). The game is
+        marked ``FLAG_HINTS`` in a committed change (once; later hints change nothing), so it
+        counts for no rating, achievement or leaderboard. Returns the person's private view,
+        all the hints may read (they are worked out by :mod:`bot.core.review`)."""
+        async def change(g: LiveGame) -> HintGrant:
+            state, seat = self._require_turn(g, user_id, ply)
+            if not hints_allowed(g):
+                raise ManagerError("hints_off", "hints are not allowed in this game")
+            first = not g.flags & FLAG_HINTS
+            if first:
+                tx = await self._begin(g)
+                tx.set(flags=g.flags | FLAG_HINTS)
+                g = await self._commit(tx)
+            return HintGrant(self._info(g), seat, private_view(state, seat), g.id, first)
+
+        return await self._mutate(game_id, change)
 
     async def _after_move(self, game_id: int, done: tuple[LiveGame, list[Event]]) -> MoveResult:
         g, events = done

@@ -93,6 +93,7 @@ class LobbyOptions(BaseModel):
     timeout_action: TimeoutAction = TimeoutAction.AUTOPILOT
     first: FirstPlayer = FirstPlayer.RANDOM
     ai_level: str = "normal"
+    hints: bool = False  # players may ask for hints (the game then counts for no rating)
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:
@@ -171,6 +172,7 @@ class GameInfo:
     hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
     rematch_of: int | None = None  # the game this one is a rematch of
     challenge_week: str | None = None  # the weekly challenge it plays (a solo game, no thread)
+    hints_allowed: bool = False  # the turn panel offers hints (bot.core.review.hints_allowed)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat this person plays (None if not in the game or replaced by a computer)."""

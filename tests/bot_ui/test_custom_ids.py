@@ -23,6 +23,9 @@ SAMPLES: list[ids.ParsedId] = [
     ids.TakeId(BIG, 9999, "m2", "C3", None),
     ids.UndoId(BIG, 9999),
     ids.HandId(BIG),
+    ids.HintId(BIG, 9999),
+    ids.HintId(BIG, 9999, confirmed=True),
+    ids.ReviewId(BIG),
 ]
 
 

@@ -13,6 +13,7 @@ from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.ui import images, messages, respond
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
 from bot.i18n import Text
@@ -118,6 +119,9 @@ class Info(CalicoCog):
             result = await self.bot.manager.user_stats(target.id, guild_id)
             text = p.stats_text(tr, target.display_name, result)
             text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
+            reviewed = await review_ui.stats_line(tr, self.bot.manager.store, target.id)
+            if reviewed:
+                text += "\n" + reviewed
             return Outgoing(p.clip(text, 2000))
 
         await respond.reply(interaction, work(), ephemeral=True)

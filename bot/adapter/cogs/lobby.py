@@ -42,6 +42,7 @@ LEVEL_CHOICES = [choice(f"choice.level_{lv}", lv) for lv in ("easy", "normal", "
 HOURS_CHOICES = [choice("choice.hours", h, count=h) for h in (1, 6, 12, 24, 48, 72, 168)]
 TIMEOUT_CHOICES = [choice(f"timeout.{a}", a) for a in ("autopilot", "remind", "computer")]
 FIRST_CHOICES = [choice("choice.random", "random"), choice("choice.pet", "pet")]
+HINT_CHOICES = [choice("choice.off", "off"), choice("choice.on", "on")]
 SCENARIO_CHOICES = [choice("lobby.scenario", n, number=n) for n in range(1, 11)]
 
 
@@ -125,11 +126,12 @@ class Lobby(CalicoCog):
                            variant=L("opt.variant"), restriction=L("opt.restriction"),
                            computers=L("opt.computers"), level=L("opt.level"),
                            turn_hours=L("opt.turn_hours"), timeout=L("opt.timeout"),
-                           first=L("opt.first"), scenario=L("opt.scenario_any"))
+                           first=L("opt.first"), scenario=L("opt.scenario_any"),
+                           hints=L("hint.option"))
     @app_commands.choices(setup=SETUP_CHOICES, variant=VARIANT_CHOICES,
                           restriction=RESTRICTION_CHOICES, level=LEVEL_CHOICES,
                           turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES,
-                          scenario=SCENARIO_CHOICES)
+                          scenario=SCENARIO_CHOICES, hints=HINT_CHOICES)
     @app_commands.guild_only()
     async def start(
         self,
@@ -144,6 +146,7 @@ class Lobby(CalicoCog):
         timeout: str | None = None,
         first: str = "random",
         scenario: int | None = None,
+        hints: str = "off",
     ) -> None:
         if not await self._check_place(interaction):
             return
@@ -155,7 +158,7 @@ class Lobby(CalicoCog):
             options = start_options(players=players, setup=setup, variant=variant,
                                     restriction=restriction, computers=computers, level=level,
                                     turn_hours=turn_hours, timeout=timeout, first=first,
-                                    scenario=scenario)
+                                    scenario=scenario, hints=hints)
         except BadOptionError as e:
             await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return

@@ -19,6 +19,8 @@ a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fi
 ``calico:replay:<game>``                   score sheet: the game's replay GIF (ephemeral)
 ``calico:rematch:<game>``                  score sheet: open a rematch lobby
 ``calico:pick:<game>:<seat>``              score sheet: the winner fills another normal row
+``calico:hint:<game>:<ply>[:y]``           turn: hints (``y``: confirmed, the game gets marked)
+``calico:rv:<game>``                       score sheet: review my game (ephemeral)
 =========================================  ===============================================
 """
 
@@ -51,11 +53,14 @@ HAND_TEMPLATE: Final = rf"calico:hand:{_GAME}"
 REPLAY_TEMPLATE: Final = rf"calico:replay:{_GAME}"
 REMATCH_TEMPLATE: Final = rf"calico:rematch:{_GAME}"
 PICK_TEMPLATE: Final = rf"calico:pick:{_GAME}:(?P<seat>[0-3])"
+HINT_TEMPLATE: Final = rf"calico:hint:{_GAME}:{_PLY}(?::(?P<ok>y))?"
+REVIEW_TEMPLATE: Final = rf"calico:rv:{_GAME}"
 
 TEMPLATES: Final[tuple[str, ...]] = (
     LOBBY_TEMPLATE, LOBBY_REMOVE_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE,
     DRAFT_BACK_TEMPLATE, CELL_TEMPLATE, TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
     REPLAY_TEMPLATE, REMATCH_TEMPLATE, PICK_TEMPLATE,
+    HINT_TEMPLATE, REVIEW_TEMPLATE,
 )
 
 
@@ -187,8 +192,26 @@ class PickId:
         return _check(f"calico:pick:{self.game}:{self.seat}")
 
 
+@dataclass(frozen=True, slots=True)
+class HintId:
+    game: int
+    ply: int
+    confirmed: bool = False  # the player agreed that the game gets marked
+
+    def encode(self) -> str:
+        return _check(f"calico:hint:{self.game}:{self.ply}{':y' if self.confirmed else ''}")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewId:
+    game: int
+
+    def encode(self) -> str:
+        return _check(f"calico:rv:{self.game}")
+
+
 ParsedId = (LobbyId | LobbyRemoveId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId
-            | UndoId | HandId | ReplayId | RematchId | PickId)
+            | UndoId | HandId | ReplayId | RematchId | PickId | HintId | ReviewId)
 
 _COMPILED = {t: re.compile(t) for t in TEMPLATES}
 
@@ -210,6 +233,8 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         return RematchId(game)
     if template == PICK_TEMPLATE:
         return PickId(game, int(m["seat"]))
+    if template == REVIEW_TEMPLATE:
+        return ReviewId(game)
     ply = int(m["ply"])
     if template == DRAFT_TEMPLATE:
         return DraftId(game, ply)
@@ -225,6 +250,8 @@ def from_match(template: str, m: re.Match[str]) -> ParsedId:
         return TakeId(game, ply, m["src"], m["cell"], None if slot == "x" else int(slot))
     if template == UNDO_TEMPLATE:
         return UndoId(game, ply)
+    if template == HINT_TEMPLATE:
+        return HintId(game, ply, m["ok"] == "y")
     raise ValueError(f"unknown template {template!r}")
 
 

@@ -19,6 +19,7 @@ from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import items, messages, respond
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.i18n import Text
@@ -252,6 +253,8 @@ ROUTES: dict[type[Any], Handler] = {
     items.ReplayButton: lambda it, ix: progress_ui.replay_click(ix, it.cid),
     items.RematchButton: lambda it, ix: progress_ui.rematch_click(ix, it.cid),
     items.PickSelect: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
+    items.HintButton: lambda it, ix: review_ui.hint_click(ix, it.cid),
+    items.ReviewButton: lambda it, ix: review_ui.review_click(ix, it.cid),
 }
 
 

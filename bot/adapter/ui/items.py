@@ -230,7 +230,38 @@ class PickSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
         return cls(_parse(ids.PICK_TEMPLATE, match, ids.PickId))
 
 
+class HintButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.HINT_TEMPLATE):
+    def __init__(self, cid: ids.HintId, label: str = "", *, row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label or "Hint",
+                                           style=discord.ButtonStyle.secondary, row=row,
+                                           emoji="💡", custom_id=cid.encode()))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /) -> HintButton:
+        return cls(_parse(ids.HINT_TEMPLATE, match, ids.HintId))
+
+
+
+class ReviewButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                   template=ids.REVIEW_TEMPLATE):
+    def __init__(self, cid: ids.ReviewId, label: str = "") -> None:
+        super().__init__(discord.ui.Button(label=label or "Review my game",
+                                           style=discord.ButtonStyle.secondary, emoji="🔎",
+                                           custom_id=cid.encode()))
+        self.cid = cid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /
+                             ) -> ReviewButton:
+        return cls(_parse(ids.REVIEW_TEMPLATE, match, ids.ReviewId))
+
+
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton, LobbyRemoveSelect, DraftSelect, DraftConfirmButton, DraftBackButton, CellSelect,
-    TakeButton, UndoButton, HandButton, ReplayButton, RematchButton, PickSelect,
+    TakeButton, UndoButton, HandButton, ReplayButton, RematchButton, PickSelect, HintButton,
+    ReviewButton,
 )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from bot import describe
 from bot import presenter as p
 from bot.adapter.ui import images, views
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus
 from bot.i18n import Text
@@ -218,6 +219,7 @@ async def turn_panel(tr: Text, game: GameInfo, user_id: int,
         legal_cells = {CELL_BY_NAME[o.cell] for c in choices for o in c.cells}
         lines.append(tr("panel.choose_market" if cfg.no_hand else "panel.choose"))
         controls = views.turn_view(tr, game.id, game.ply, choices, market=cfg.no_hand)
+        review_ui.add_hint_button(controls, tr, game)
     elif my_turn and step is not None and step.source is not None and step.cell is not None:
         tile = _tile_of(state, seat, step.source)
         cell = CELL_BY_NAME[step.cell]
@@ -320,6 +322,7 @@ async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -
         view = public_view(game.state)
         png = await images.scores_image(tr, view, names, scenario)
         out.attach(images.SCORES_PNG, png, describe.scoresheet(tr, view, names, scenario))
+    review_ui.score_sheet(tr, game, out)
     return out
 
 

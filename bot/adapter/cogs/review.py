@@ -1,0 +1,82 @@
+"""``/calico review [game]``: the review of the caller's seat in a finished game (issue #13).
+
+The cog also owns the bot's :class:`~bot.core.review.ReviewService` (its worker processes start
+on first use and stop with the cog), registered for the score sheet's review button and the
+turn DM's hint button (:mod:`bot.adapter.ui.review`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot import presenter as p
+from bot.adapter.cogs import CalicoCog, L
+from bot.adapter.ui import review as review_ui
+from bot.core.models import ManagerError
+from bot.core.review import ReviewService
+from bot.i18n import Text
+
+if TYPE_CHECKING:
+    from bot.adapter.client import CalicoBot
+
+
+class Reviews(CalicoCog):
+    def __init__(self, bot: CalicoBot) -> None:
+        super().__init__(bot)
+        self.service: ReviewService | None = None
+
+    async def cog_load(self) -> None:
+        await super().cog_load()
+        self.service = ReviewService(self.bot.manager,
+                                     workers=self.bot.settings.review_workers)
+        review_ui.register(self.bot, self.service)
+
+    async def cog_unload(self) -> None:
+        review_ui.unregister(self.bot)
+        if self.service is not None:
+            self.service.close()
+
+    async def _resolve(self, interaction: discord.Interaction[Any]) -> int:
+        """The game a bare ``/calico review`` means: this thread's, else the caller's most
+        recently finished game."""
+        channel = interaction.channel
+        if isinstance(channel, discord.Thread):
+            game = await self.bot.manager.game_for_thread(channel.id)
+            if game is not None:
+                return game.id
+        mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
+        done = review_ui.finished(mine)
+        if not done:
+            raise ManagerError("review_no_game")
+        return done[0].id
+
+    @app_commands.command(name="review", description=L("review.cmd"))
+    @app_commands.describe(game=L("review.opt_game"))
+    async def review(self, interaction: discord.Interaction[Any],
+                     game: app_commands.Range[int, 1] | None = None) -> None:
+        async def resolve() -> int:
+            return await self._resolve(interaction)
+
+        await review_ui.answer_review(interaction, game, resolve)
+
+    @review.autocomplete("game")
+    async def _review_game(self, interaction: discord.Interaction[Any],
+                           current: str) -> list[app_commands.Choice[int]]:
+        tr = Text(interaction.locale)
+        mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
+        out: list[app_commands.Choice[int]] = []
+        for g in review_ui.finished(mine):
+            label = review_ui.finished_label(tr, g)
+            if current and current.lstrip("#") not in label:
+                continue
+            out.append(app_commands.Choice(name=p.clip(label, 100), value=g.id))
+            if len(out) == 25:
+                break
+        return out
+
+
+async def setup(bot: CalicoBot) -> None:
+    await bot.add_cog(Reviews(bot))
