@@ -21,6 +21,17 @@ the times are those of a machine with both cores busy. Every game has a fixed se
 reproducible. For scale: a plain one-move greedy player averages about 48 (sd 9) in solo
 standard games, published human games about 58; the scenario targets are 58 to 72.
 
+``--paired A B`` compares two players on the same deals (same seeds, so the same boards,
+goals, cats and bag order; both sides also get the same player seed): solo standard games
+(``--solo``, 200 by default) and optionally scenario games (``--scenarios`` per scenario, 0 by
+default here). A player is written ``LEVEL[@GITREF][:NAME=VALUE,...]``: ``@GITREF`` plays with
+the ``engine`` and ``data`` packages of that git revision (exported to a temporary directory), and
+each ``NAME=VALUE`` sets an attribute of the player (``samples=8``) or, as ``w.NAME``, a field of
+its value-function weights (``w.goal=1.2``). It prints each side's mean, the mean paired
+difference B - A with its standard error, deals won, scenario passes (and how many deals only one
+side passed), and the time per move of each side (wall clock and CPU time of the worker process),
+with the load average before and after.
+
 ``--calibrate N`` re-measures the chance tables of ``engine/ai/tables.py`` from N solo games of
 the normal player (repeat with ``--rounds``: each round plays with the tables of the previous
 one and the estimate pools all rounds) and prints the new module on standard output.
@@ -538,6 +549,264 @@ def calibrate(games: int, rounds: int, workers: int) -> str:
     return source
 
 
+# --------------------------------------------------------------------------- paired comparison
+
+ROOT = Path(__file__).resolve().parents[1]
+_PACKAGES = ("engine", "data")
+_stash: dict[str, dict[str, Any]] = {}  # per worker process: tree -> its imported modules
+_tree = ""  # the tree whose modules are imported now ("" = this checkout)
+
+
+def export_ref(ref: str) -> str:
+    """The ``engine`` and ``data`` packages of git revision ``ref``, in a temporary directory."""
+    import subprocess
+    import tempfile
+
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", ref + "^{commit}"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    out = Path(tempfile.gettempdir()) / f"calico-bench-{sha[:12]}"
+    if not (out / "engine").is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix="calico-bench-"))
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", sha, *_PACKAGES],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        tmp.rename(out) if not out.exists() else None
+    return str(out)
+
+
+def _use_tree(tree: str) -> None:
+    """Make ``import engine`` / ``import data`` resolve to ``tree`` ("" = this checkout)."""
+    global _tree
+    if tree == _tree:
+        return
+    names = [n for n in sys.modules if n.split(".")[0] in _PACKAGES]
+    _stash[_tree] = {n: sys.modules.pop(n) for n in names}
+    if tree in _stash:
+        sys.modules.update(_stash[tree])
+    else:
+        sys.path.insert(0, tree)
+        try:
+            import importlib
+
+            for name in ("data", "engine.ai", "engine.rules", "engine.setup", "engine.views"):
+                importlib.import_module(name)
+        finally:
+            sys.path.remove(tree)
+    _tree = tree
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """``LEVEL[@GITREF][:NAME=VALUE,...]`` -> (level, git ref or "", overrides)."""
+    head, _, rest = spec.partition(":")
+    level, _, ref = head.partition("@")
+    overrides: dict[str, str] = {}
+    for item in filter(None, rest.split(",")):
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"bad override {item!r} in {spec!r}: NAME=VALUE expected")
+        overrides[name.strip()] = value.strip()
+    return level, ref, overrides
+
+
+def _convert(old: Any, value: str) -> Any:
+    if isinstance(old, bool):
+        return value.lower() in ("1", "true", "yes", "on")
+    if isinstance(old, int):
+        return int(value)
+    if isinstance(old, float):
+        return float(value)
+    return value
+
+
+def build_player(level: str, seed: int, overrides: dict[str, str]) -> Any:
+    """``make_player(level, seed)`` of the imported tree, with ``overrides`` applied."""
+    from dataclasses import fields, replace
+
+    import engine.ai
+    import engine.ai.players as players_mod
+
+    player: Any = engine.ai.make_player(level, seed)
+    weights: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if name.startswith("w."):
+            field = name[2:]
+            known = {f.name for f in fields(player.weights)}
+            if field not in known:
+                raise SystemExit(f"no weight {field!r}: choose from {', '.join(sorted(known))}")
+            weights[field] = _convert(getattr(player.weights, field), value)
+        elif hasattr(player, name):
+            setattr(player, name, _convert(getattr(player, name), value))
+        else:
+            raise SystemExit(f"a {level} player has no attribute {name!r}")
+    if weights:
+        player.weights = replace(player.weights, **weights)
+        player._brain = players_mod._Brain(player.weights)
+    return player
+
+
+def play_paired(task: tuple[str, str, dict[str, str], str, int, dict[str, Any]]
+                ) -> dict[str, Any]:
+    """One solo game of one side: ``(side, level, overrides, tree, seed, GameOptions fields)``."""
+    side, level, overrides, tree, seed, opts = task
+    _use_tree(tree)
+    import data
+    from engine.config import GameOptions as Options
+    from engine.events import ScenarioResult as Result
+    from engine.rules import apply as apply_
+    from engine.rules import legal_moves as legal_
+    from engine.scoring import breakdown as breakdown_
+    from engine.setup import new_game as new_game_
+    from engine.state import Phase as Phase_
+    from engine.views import private_view as view_
+
+    catalog = data.load_catalog()
+    state = new_game_(catalog, Options(players=1, **opts), seed)
+    player = build_player(level, seed * 31, overrides)
+    wall: list[float] = []
+    cpu: list[float] = []
+    conds: list[tuple[str, int, int, bool]] = []
+    passed = None
+    while state.phase is not Phase_.OVER:
+        legal = legal_(state, 0)
+        view = view_(state, 0)
+        t0, c0 = time.perf_counter(), time.process_time()
+        move = player.choose(view, legal)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+        state, events = apply_(state, move)
+        for e in events:
+            if isinstance(e, Result):
+                passed, conds = e.passed, list(e.conditions)
+    score = breakdown_(state.config, state.seats[0])
+    return {"side": side, "seed": seed, "scenario": opts.get("scenario"),
+            "score": score["total"],
+            "parts": (score["goal_points"], score["cat_points"], score["button_points"]),
+            "passed": passed, "conditions": conds, "wall": wall, "cpu": cpu}
+
+
+def _mean_se(diffs: list[float]) -> tuple[float, float]:
+    if len(diffs) < 2:
+        return (diffs[0] if diffs else float("nan")), float("nan")
+    return statistics.mean(diffs), statistics.stdev(diffs) / len(diffs) ** 0.5
+
+
+def report_paired(results: list[dict[str, Any]], names: tuple[str, str]) -> None:
+    by: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in results:
+        by[(r["side"], r["seed"])] = r
+    seeds = sorted({r["seed"] for r in results})
+    solo = [s for s in seeds if by[("A", s)]["scenario"] is None]
+    a_name, b_name = names
+    print(f"\nA = {a_name}\nB = {b_name}")
+    if solo:
+        a = [by[("A", s)]["score"] for s in solo]
+        b = [by[("B", s)]["score"] for s in solo]
+        d = [y - x for x, y in zip(a, b, strict=True)]
+        m, se = _mean_se(d)
+        print(f"\n== solo standard games, {len(solo)} deals")
+        for name, xs, side in (("A", a, "A"), ("B", b, "B")):
+            parts = [by[(side, s)]["parts"] for s in solo]
+            print(f"{name}: mean {statistics.mean(xs):.2f} (sd {statistics.pstdev(xs):.1f}), "
+                  f"median {statistics.median(xs):.1f}; goals "
+                  f"{statistics.mean(p[0] for p in parts):.1f}, cats "
+                  f"{statistics.mean(p[1] for p in parts):.1f}, buttons "
+                  f"{statistics.mean(p[2] for p in parts):.1f}")
+        print(f"B - A: {m:+.2f} ± {se:.2f} (s.e.; sd of the difference "
+              f"{statistics.stdev(d) if len(d) > 1 else float('nan'):.1f}); B scores more in "
+              f"{sum(1 for x in d if x > 0)}, less in {sum(1 for x in d if x < 0)}, "
+              f"even in {sum(1 for x in d if x == 0)} deals")
+    scen = [s for s in seeds if by[("A", s)]["scenario"] is not None]
+    if scen:
+        print(f"\n== solo scenarios, {len(scen)} deals: passes A / B (only A, only B), "
+              "mean score A / B")
+        total = [0, 0]
+        for k in sorted({by[("A", s)]["scenario"] for s in scen}):
+            ss = [s for s in scen if by[("A", s)]["scenario"] == k]
+            pa = [bool(by[("A", s)]["passed"]) for s in ss]
+            pb = [bool(by[("B", s)]["passed"]) for s in ss]
+            total[0] += sum(pa)
+            total[1] += sum(pb)
+            fails: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for s in ss:
+                for i, side in enumerate("AB"):
+                    for name, _, _, met in by[(side, s)]["conditions"]:
+                        fails[name][i] += not met
+            missed = ", ".join(f"{n} {f[0]}/{f[1]}" for n, f in fails.items())
+            only_a = sum(1 for x, y in zip(pa, pb, strict=True) if x and not y)
+            only_b = sum(1 for x, y in zip(pa, pb, strict=True) if y and not x)
+            mean_a = statistics.mean(by[("A", s)]["score"] for s in ss)
+            mean_b = statistics.mean(by[("B", s)]["score"] for s in ss)
+            print(f"#{k:<3} {sum(pa):>3} / {sum(pb):<3} ({only_a}, {only_b})  {mean_a:5.1f} / "
+                  f"{mean_b:5.1f}   missed A/B: {missed}")
+        print(f"all  {total[0]:>3} / {total[1]:<3} of {len(scen)}")
+    print("\n== time per move, ms: wall median / p99 / max; CPU median / p99 / max")
+    for side in "AB":
+        wall = [t for r in results if r["side"] == side for t in r["wall"]]
+        cpu = [t for r in results if r["side"] == side for t in r["cpu"]]
+        print(f"{side}: {len(wall)} moves; wall {1000 * statistics.median(wall):.0f} / "
+              f"{1000 * pct(wall, 0.99):.0f} / {1000 * max(wall):.0f}; CPU "
+              f"{1000 * statistics.median(cpu):.0f} / {1000 * pct(cpu, 0.99):.0f} / "
+              f"{1000 * max(cpu):.0f}; CPU per game {sum(cpu) / max(1, len(wall) / 23):.1f} s")
+
+
+def _cache_key(level: str, overrides: dict[str, str], seed: int, opts: dict[str, Any]) -> str:
+    return json.dumps([level, sorted(overrides.items()), seed, sorted(opts.items())])
+
+
+def paired(args: argparse.Namespace) -> int:
+    """Play both players on the same deals and report the paired differences. Games of a side
+    that plays a git revision are kept in that revision's export directory and reused."""
+    specs = []
+    for spec in args.paired:
+        level, ref, overrides = parse_spec(spec)
+        specs.append((level, export_ref(ref) if ref else "", overrides))
+    numbers = [int(k) for k in args.scenario_numbers.split(",") if k]
+    deals: list[tuple[int, dict[str, Any]]] = [(args.seed + i, {}) for i in range(args.solo)]
+    for k in numbers:
+        deals += [(args.seed + 100 * k + i, {"scenario": k}) for i in range(args.scenarios)]
+    caches: dict[str, dict[str, dict[str, Any]]] = {}
+    for _, tree, _ in specs:
+        if tree and tree not in caches:
+            caches[tree] = {}
+            path = Path(tree) / "paired-cache.jsonl"
+            if path.exists():
+                for line in path.read_text().splitlines():
+                    item = json.loads(line)
+                    caches[tree][item["key"]] = item["result"]
+    tasks: list[tuple[str, str, dict[str, str], str, int, dict[str, Any]]] = []
+    out: list[dict[str, Any]] = []
+    for seed, opts in deals:
+        for side, (level, tree, overrides) in zip("AB", specs, strict=True):
+            got = caches.get(tree, {}).get(_cache_key(level, overrides, seed, opts))
+            if got is not None:
+                out.append({**got, "side": side})
+            else:
+                tasks.append((side, level, overrides, tree, seed, opts))
+    print(f"machine: {machine_line()}")
+    print(f"workers: {args.workers}; first seed {args.seed}; {len(deals)} deals; "
+          f"{len(out)} games reused from earlier runs of a git revision")
+    t0 = time.time()
+    with Pool(args.workers) as pool:
+        for i, res in enumerate(pool.imap_unordered(play_paired, tasks, chunksize=1), 1):
+            out.append(res)
+            level, tree, overrides = specs["AB".index(res["side"])]
+            if tree:
+                key = _cache_key(level, overrides, res["seed"], (
+                    {"scenario": res["scenario"]} if res["scenario"] is not None else {}))
+                with (Path(tree) / "paired-cache.jsonl").open("a") as f:
+                    f.write(json.dumps({"key": key, "result": res}) + "\n")
+            if sys.stderr.isatty():
+                print(f"\r  paired: {i}/{len(tasks)} games, {time.time() - t0:.0f}s",
+                      end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"{len(tasks)} games in {time.time() - t0:.0f}s; at the end: {machine_line()}")
+    report_paired(out, (args.paired[0], args.paired[1]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(out))
+    return 0
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -547,7 +816,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--solo", type=int, default=200, help="solo standard games per level")
     ap.add_argument("--solo-strong", type=int, default=None,
                     help="solo standard games for strong (default: --solo)")
-    ap.add_argument("--scenarios", type=int, default=20, help="games per scenario per level")
+    ap.add_argument("--scenarios", type=int, default=None,
+                    help="games per scenario per level (default 20; with --paired, 0)")
     ap.add_argument("--scenario-levels", default="normal,strong")
     ap.add_argument("--h2h", type=int, default=40,
                     help="games per head-to-head line-up (rounded up to whole deals, each "
@@ -560,6 +830,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", type=int, metavar="N",
                     help="print engine/ai/tables.py measured from N normal solo games per round")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--paired", nargs=2, metavar=("A", "B"),
+                    help="compare two players LEVEL[@GITREF][:NAME=VALUE,...] on the same deals")
+    ap.add_argument("--scenario-numbers", default="1,2,3,4,5,6,7,8,9,10",
+                    help="with --paired: which scenarios to play")
     ap.add_argument("--draft-table", type=int, metavar="N",
                     help="print the draft corrections measured from N normal solo games")
     args = ap.parse_args(argv)
@@ -569,6 +843,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate:
         sys.stdout.write(calibrate(args.calibrate, args.rounds, args.workers))
         return 0
+    if args.paired:
+        if args.scenarios is None:
+            args.scenarios = 0
+        return paired(args)
+    if args.scenarios is None:
+        args.scenarios = 20
     if args.quick:
         args.solo, args.solo_strong, args.scenarios, args.h2h = 6, 3, 1, 2
     levels = [lv for lv in args.levels.split(",") if lv]
