@@ -112,6 +112,10 @@ class ManagerConfig:
     dm_retry_after: timedelta = timedelta(hours=24)  # closed DMs are tried again after this
     outbox_keep: timedelta = timedelta(days=14)  # notices that ended are deleted after this
     cache_size: int = 4096  # games kept parsed in memory
+    # Of those, ended games: only the most recent few (their score sheet, replay and review
+    # are drawn soon after the end; later ones load from storage). Kept without this bound,
+    # every finished game stayed parsed until 4,096 of them: steady memory growth under play.
+    ended_cache_size: int = 64
     sweep_batch: int = 200
     timer_lease: timedelta = timedelta(minutes=5)  # a claimed timer's lease
     # A computer's turn is played right after the move that leads to it; its timer comes due
@@ -159,6 +163,7 @@ class Manager:
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self._seed_source = seed_source or (lambda: secrets.randbits(_SEED_BITS))
         self._cache: OrderedDict[int, LiveGame] = OrderedDict()
+        self._ended: OrderedDict[int, None] = OrderedDict()  # ended games in the cache
         self._users: OrderedDict[int, UserRow] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
@@ -210,10 +215,20 @@ class Manager:
         have = self._cache.get(g.id)
         if have is not None and have.version > g.version:
             return  # a load that raced a commit: keep the newer game
+        self._keep(g)
+
+    def _keep(self, g: LiveGame) -> None:
+        """Cache ``g`` (the most recent games first to stay; ended ones only a few)."""
         self._cache[g.id] = g
         self._cache.move_to_end(g.id)
+        if not g.status.active:
+            self._ended[g.id] = None
+            self._ended.move_to_end(g.id)
+            while len(self._ended) > self.config.ended_cache_size:
+                self._cache.pop(self._ended.popitem(last=False)[0], None)
         while len(self._cache) > self.config.cache_size:
-            self._cache.popitem(last=False)
+            gone, _ = self._cache.popitem(last=False)
+            self._ended.pop(gone, None)
 
     async def _load(self, game_id: int) -> LiveGame:
         g = self._cache.get(game_id)
@@ -373,8 +388,7 @@ class Manager:
         if tx.move is not None:
             self.moves_committed += 1
         new = evolve(g, {"version": version, "updated_at": tx.now})
-        self._cache[g.id] = new
-        self._cache.move_to_end(g.id)
+        self._keep(new)
         for user_id, name, locale in tx.user_names:
             self._remember_user(user_id, name, locale)
         for user_id, changes in tx.user_updates:

@@ -226,3 +226,29 @@ async def test_leaderboard_totals_equal_the_results_recomputed(
         want = sorted(((u, *v) for (s, u), v in expected.items() if s == scope),
                       key=lambda t: (-t[2], -t[3] / t[1], -t[1], t[0]))
         assert [e.user_id for e in board] == [w[0] for w in want]
+
+
+async def test_only_a_few_ended_games_stay_parsed_in_memory(db_path: str,
+                                                            clock: FakeClock) -> None:
+    """Ended games leave the cache beyond the newest few (memory stays flat under steady
+    play), and a game that left it still reads back whole from storage."""
+    from tests.bot.conftest import play_out
+
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds(), exclusive=False,
+                           config=ManagerConfig(ended_cache_size=2))
+    try:
+        rng = random.Random(7)
+        ended = []
+        for host in (ANN, BOB, CAT, DAN):
+            g = await new_game(m, host=host, setup="beginner")
+            g = await play_out(m, g, rng)
+            assert g.status is GameStatus.OVER
+            ended.append(g)
+        playing = await new_game(m, host=ANN, people=(BOB,), setup="beginner")
+        cached = {gid for gid, g in m._cache.items() if not g.status.active}
+        assert cached == {ended[2].id, ended[3].id}  # the newest two
+        assert playing.id in m._cache  # games in play stay
+        first = await m.get_game(ended[0].id)
+        assert first.status is GameStatus.OVER and first.state == ended[0].state
+    finally:
+        await m.close()
