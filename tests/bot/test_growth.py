@@ -252,3 +252,50 @@ async def test_only_a_few_ended_games_stay_parsed_in_memory(db_path: str,
         assert first.status is GameStatus.OVER and first.state == ended[0].state
     finally:
         await m.close()
+
+
+async def test_nowhere_to_go_is_its_own_end_and_the_lane_goes_on(
+        manager: Manager, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    """A thread notice with nowhere to go ends as "undeliverable" (counted apart from done
+    and failed, never retried) and the rest of its lane still goes out in the same pass; a bug
+    in the Discord layer is retried like a 5xx (counted, logged with its traceback once)."""
+    g = await new_game(manager, host=ANN, computers=1, setup="beginner")
+    lane = [n for n in await manager.store.notices(g.id)
+            if n.user_id is None and n.status == "pending"]
+    assert len(lane) >= 2
+    nowhere, after = lane[0], lane[1]
+    delivery = RecordingDelivery(fail={nowhere.key: [
+        DeliveryError("no thread", undeliverable=True)]})
+    d = manager.dispatcher(delivery)
+    await d.run_once()
+    status = {n.key: n.status for n in await manager.store.notices(g.id)}
+    assert status[nowhere.key] == "undeliverable" and status[after.key] == "done"
+    assert d.counts["undeliverable"] == 1 and d.counts["failed"] == 0
+    assert d.counts["done"] == len(delivery.shown) and after in delivery.shown
+    assert d.serving == 0  # every claimed lane given back
+    while await d.run_once():
+        pass
+    assert delivery.calls.count(nowhere.key) == 1  # never tried again
+
+    # A delivery that raises something unexpected: retried with backoff, traceback once.
+    other = await new_game(manager, host=BOB, computers=1, setup="beginner")
+    [first, *_] = [n for n in await manager.store.notices(other.id)
+                   if n.user_id is None and n.status == "pending"]
+    buggy = RecordingDelivery(fail={first.key: [
+        RuntimeError("bug"), RuntimeError("bug")]})  # type: ignore[list-item]
+    d = manager.dispatcher(buggy, base_delay=1.0)
+
+    def tracebacks() -> int:
+        return len([r for r in caplog.records if r.exc_info
+                    and r.getMessage().startswith(f"delivery of notice {first.id} ")])
+
+    with caplog.at_level(logging.INFO, logger="calico.outbox"):
+        await d.run_once()
+        assert tracebacks() == 1  # the first failure, with its traceback
+        clock.advance(seconds=5)
+        await d.run_once()
+        clock.advance(seconds=10)
+        await d.run_once()
+    assert d.counts["retried"] == 2
+    assert {n.key: n.status for n in await manager.store.notices(other.id)}[first.key] == "done"
+    assert tracebacks() == 1  # then a line per attempt, no traceback
