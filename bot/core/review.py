@@ -48,11 +48,17 @@ from bot.core.game import LiveGame
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.storage.base import ReviewRow
 from engine.ai.hints import HINT_SAMPLES, Hint
-from engine.ai.review import DEFAULT_SAMPLES, Decision, Review, decisions_from_states, review
+from engine.ai.review import (
+    DEFAULT_SAMPLES,
+    Decision,
+    Review,
+    decisions_from_states,
+    review,
+    states_from_record,
+)
 from engine.ai.rollout import DEFAULT_DEPTH
 from engine.config import STORED, GameOptions
-from engine.moves import Move, parse_move
-from engine.rules import apply
+from engine.moves import Move
 from engine.state import SCHEMA_VERSION, GameState
 from engine.views import PrivateView
 
@@ -118,19 +124,8 @@ def game_states(record: dict[str, Any]) -> tuple[list[GameState], list[Move]]:
     """Replay a record (``engine.serialize`` schema): the state before each move, and the
     moves. Stored options load with the STORED context (later option rules do not refuse an
     old game)."""
-    from data import load_catalog
-    from engine.setup import new_game
-
     options = GameOptions.model_validate(record["options"], context=STORED)
-    state = new_game(load_catalog(), options, record["seed"])
-    states: list[GameState] = []
-    moves: list[Move] = []
-    for m in record["moves"]:
-        move = parse_move(m["seat"], m["move"])
-        states.append(state)
-        moves.append(move)
-        state, _ = apply(state, move)
-    return states, moves
+    return states_from_record(record, options=options)
 
 
 def seat_decisions(record: dict[str, Any], seat: int) -> list[Decision]:

@@ -116,11 +116,15 @@ def decisions_from_states(states: Sequence[GameState], moves: Sequence[Move], se
             if m.seat == seat]
 
 
-def decisions_from_record(record: dict[str, Any], seat: int, catalog: Catalog | None = None
-                          ) -> list[Decision]:
-    """The seat's decisions in a game record (``engine.serialize.game_record``)."""
+def states_from_record(record: dict[str, Any], catalog: Catalog | None = None,
+                       options: GameOptions | None = None
+                       ) -> tuple[list[GameState], list[Move]]:
+    """Replay a game record (``engine.serialize.game_record``): the state before each move,
+    and the moves. ``options``: the record's options already read (else read from it)."""
     cat = catalog if catalog is not None else load_catalog()
-    state = new_game(cat, GameOptions.model_validate(record["options"]), record["seed"])
+    if options is None:
+        options = GameOptions.model_validate(record["options"])
+    state = new_game(cat, options, record["seed"])
     states: list[GameState] = []
     moves: list[Move] = []
     for m in record["moves"]:
@@ -128,7 +132,13 @@ def decisions_from_record(record: dict[str, Any], seat: int, catalog: Catalog | 
         states.append(state)
         moves.append(move)
         state, _ = apply(state, move)
-    return decisions_from_states(states, moves, seat)
+    return states, moves
+
+
+def decisions_from_record(record: dict[str, Any], seat: int, catalog: Catalog | None = None
+                          ) -> list[Decision]:
+    """The seat's decisions in a game record (``engine.serialize.game_record``)."""
+    return decisions_from_states(*states_from_record(record, catalog), seat)
 
 
 def view_state(view: PrivateView) -> GameState:
