@@ -118,6 +118,8 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
     installed = []
     for sig in (signal.SIGTERM, signal.SIGINT):
+        # Not every loop can take signal handlers (Windows' loops, a loop outside the main
+        # thread): there the default handling stays, which still stops the process.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, close)
             installed.append(sig)

@@ -11,12 +11,12 @@ PostgreSQL test is skipped with the reason, and the run ends with a banner sayin
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from hypothesis import settings
 
-from tests.pgserver import server_url
+from tests.pgserver import fresh_database, server_url
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
@@ -32,6 +32,13 @@ def pg_admin() -> Iterator[tuple[str | None, str]]:
         if url is None:
             _PG_PROBLEM.append(reason)
         yield url, reason
+
+
+@pytest.fixture
+async def pg_db(pg_admin: tuple[str | None, str]) -> AsyncIterator[str]:
+    """A fresh PostgreSQL database for one test (see :func:`tests.pgserver.fresh_database`)."""
+    async with fresh_database(pg_admin) as url:
+        yield url
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

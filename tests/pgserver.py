@@ -22,7 +22,7 @@ import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 ENV = "CALICO_TEST_PG"
@@ -183,3 +183,19 @@ if __name__ == "__main__":
     import sys
 
     sys.exit(main(sys.argv[1:]))
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(admin: tuple[str | None, str]) -> AsyncIterator[str]:
+    """A new empty database for one test, dropped after it; ``admin`` is the ``pg_admin``
+    fixture's value. Without a server the test is skipped with the reason (never passed)."""
+    import pytest
+
+    admin_url, reason = admin
+    if admin_url is None:
+        pytest.skip(reason)
+    url = await create_database(admin_url)
+    try:
+        yield url
+    finally:
+        await drop_database(admin_url, url)

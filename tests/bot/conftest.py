@@ -16,7 +16,7 @@ from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
 from bot.core.outbox import DeliveryError, Receipt
 from engine.rules import legal_moves
-from tests.pgserver import create_database, drop_database
+from tests.pgserver import fresh_database
 
 ANN = UserRef(1001, "Ann")
 BOB = UserRef(1002, "Bob")
@@ -54,14 +54,8 @@ async def db_path(request: pytest.FixtureRequest, tmp_path: Path,
     if request.param == "sqlite":
         yield str(tmp_path / "calico.db")
         return
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    try:
+    async with fresh_database(pg_admin) as url:
         yield url
-    finally:
-        await drop_database(admin, url)
 
 
 @pytest.fixture

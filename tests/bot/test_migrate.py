@@ -5,7 +5,6 @@ a target that is not empty is refused untouched."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,19 +16,6 @@ from bot.core.storage import StorageError, open_store
 from bot.core.storage.base import TABLES
 from bot.core.storage.copy import copy_database
 from tests.bot.conftest import BOB, CAT, RecordingDelivery, new_game, play_out, seeds, step
-from tests.pgserver import create_database, drop_database
-
-
-@pytest.fixture
-async def pg_url(pg_admin: tuple[str | None, str]) -> AsyncIterator[str]:
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    try:
-        yield url
-    finally:
-        await drop_database(admin, url)
 
 
 async def rows_of(location: str) -> dict[str, list[tuple[object, ...]]]:
@@ -56,19 +42,19 @@ async def filled(path: Path, clock: FakeClock) -> None:
 
 
 async def test_sqlite_to_postgresql_and_back_keeps_every_row(
-        tmp_path: Path, pg_url: str) -> None:
+        tmp_path: Path, pg_db: str) -> None:
     clock = FakeClock()
     source = tmp_path / "small.sqlite3"
     await filled(source, clock)
     before = await rows_of(str(source))
-    report = await copy_database(str(source), pg_url)
+    report = await copy_database(str(source), pg_db)
     assert {t: n for t, (n, _) in report.items()} == {t: len(r) for t, r in before.items()}
-    assert await rows_of(pg_url) == before
+    assert await rows_of(pg_db) == before
     back = tmp_path / "back.sqlite3"
-    await copy_database(pg_url, str(back))
+    await copy_database(pg_db, str(back))
     assert await rows_of(str(back)) == before
     # The game goes on on PostgreSQL (ids continue after the copied ones).
-    m = await Manager.open(pg_url, clock=clock, seed_source=seeds(50))
+    m = await Manager.open(pg_db, clock=clock, seed_source=seeds(50))
     try:
         playing = await m.games_for_user(CAT.id)
         assert len(playing) == 1 and playing[0].status.active
@@ -79,18 +65,18 @@ async def test_sqlite_to_postgresql_and_back_keeps_every_row(
         await m.close()
 
 
-async def test_a_target_with_data_is_refused_untouched(tmp_path: Path, pg_url: str) -> None:
+async def test_a_target_with_data_is_refused_untouched(tmp_path: Path, pg_db: str) -> None:
     clock = FakeClock()
     source = tmp_path / "a.sqlite3"
     await filled(source, clock)
-    await copy_database(str(source), pg_url)
-    before = await rows_of(pg_url)
+    await copy_database(str(source), pg_db)
+    before = await rows_of(pg_db)
     with pytest.raises(StorageError, match="empty"):
-        await copy_database(str(source), pg_url)
-    assert await rows_of(pg_url) == before
+        await copy_database(str(source), pg_db)
+    assert await rows_of(pg_db) == before
 
 
-def test_the_command_reports_each_table(tmp_path: Path, pg_url: str,
+def test_the_command_reports_each_table(tmp_path: Path, pg_db: str,
                                         capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
@@ -102,8 +88,8 @@ def test_the_command_reports_each_table(tmp_path: Path, pg_url: str,
 
     source = tmp_path / "cmd.sqlite3"
     asyncio.run(filled(source, FakeClock()))
-    assert main(["migrate-db", str(source), pg_url]) == 0
+    assert main(["migrate-db", str(source), pg_db]) == 0
     out = capsys.readouterr().out
     assert "games: " in out and "every table's row count matches" in out
-    assert main(["migrate-db", str(source), pg_url]) == 1  # not empty any more
+    assert main(["migrate-db", str(source), pg_db]) == 1  # not empty any more
     assert "empty" in capsys.readouterr().err

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,21 +20,9 @@ from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, NoticeKind
 from tests.bot.conftest import ANN, BOB, CAT, DAN, any_move, new_game, seeds, step
-from tests.pgserver import create_database, drop_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture
-async def pg_db(pg_admin: tuple[str | None, str]) -> AsyncIterator[str]:
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    try:
-        yield url
-    finally:
-        await drop_database(admin, url)
 
 
 async def worker(*args: object) -> dict[str, object]:

@@ -187,35 +187,26 @@ async def test_migration_failure_rolls_back(tmp_path: Path, monkeypatch: pytest.
     conn.close()
 
 
-async def test_a_foreign_or_newer_postgres_database_is_refused(
-        pg_admin: tuple[str | None, str]) -> None:
+async def test_a_foreign_or_newer_postgres_database_is_refused(pg_db: str) -> None:
     import asyncpg
 
-    from tests.pgserver import create_database, drop_database
-
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    try:
-        conn = await asyncpg.connect(url)
-        await conn.execute("CREATE TABLE invoices (id int)")
-        await conn.close()
-        with pytest.raises(StorageError, match="not calico-bot's"):
-            await open_store(url)
-        conn = await asyncpg.connect(url)
-        assert await conn.fetchval("SELECT to_regclass('games')") is None  # untouched
-        await conn.execute("DROP TABLE invoices")
-        await conn.close()
-        store = await open_store(url)  # empty: created and migrated
-        await store.close()
-        conn = await asyncpg.connect(url)
-        await conn.execute("UPDATE calico_schema SET version = version + 1")
-        await conn.close()
-        with pytest.raises(StorageError, match="newer"):
-            await open_store(url)
-    finally:
-        await drop_database(admin, url)
+    url = pg_db
+    conn = await asyncpg.connect(url)
+    await conn.execute("CREATE TABLE invoices (id int)")
+    await conn.close()
+    with pytest.raises(StorageError, match="not calico-bot's"):
+        await open_store(url)
+    conn = await asyncpg.connect(url)
+    assert await conn.fetchval("SELECT to_regclass('games')") is None  # untouched
+    await conn.execute("DROP TABLE invoices")
+    await conn.close()
+    store = await open_store(url)  # empty: created and migrated
+    await store.close()
+    conn = await asyncpg.connect(url)
+    await conn.execute("UPDATE calico_schema SET version = version + 1")
+    await conn.close()
+    with pytest.raises(StorageError, match="newer"):
+        await open_store(url)
 
 
 async def test_stale_write_changes_nothing(manager: Manager) -> None:
@@ -272,19 +263,12 @@ def test_fast_event_dicts_match_the_engine() -> None:
     assert json.loads(splice({}, {"b": "{}"})) == {"b": {}}
 
 
-async def test_exclusive_is_released_on_pooled_connections(
-        pg_admin: tuple[str | None, str]) -> None:
+async def test_exclusive_is_released_on_pooled_connections(pg_db: str) -> None:
     """Pooled PostgreSQL connections are not reset when they go back to the pool, so the one
     lock the store takes on them must be gone after its block, also when the block failed: a
     second store (another process) gets it at once, every time, through every connection."""
-    from tests.pgserver import create_database, drop_database
-
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    first = await open_store(url, exclusive=False)
-    second = await open_store(url, exclusive=False)
+    first = await open_store(pg_db, exclusive=False)
+    second = await open_store(pg_db, exclusive=False)
     try:
         for attempt in range(6):  # more than the pool's idle connections
             async with first.exclusive("sync") as held:
@@ -302,4 +286,3 @@ async def test_exclusive_is_released_on_pooled_connections(
     finally:
         await first.close()
         await second.close()
-        await drop_database(admin, url)

@@ -14,7 +14,6 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from engine.views import private_view
 from tests.e2e.procs import BotProcess, logs, stop_all
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeChannel, FakeMessage, FakeUser
-from tests.pgserver import create_database, drop_database
 
 pytestmark = pytest.mark.fakediscord(fail_on_violations=False, interaction_deadline=3.0)
 
@@ -42,17 +40,6 @@ DRAFT_SELECT = re.compile(r"calico:g:(\d+):(\d+)")
 GAME_ID = re.compile(r"Calico #(\d+)")
 CLICK_TIMEOUT = 20.0
 
-
-@pytest.fixture
-async def pg_db(pg_admin: tuple[str | None, str]) -> AsyncIterator[str]:
-    admin, reason = pg_admin
-    if admin is None:
-        pytest.skip(reason)
-    url = await create_database(admin)
-    try:
-        yield url
-    finally:
-        await drop_database(admin, url)
 
 
 class Table:
