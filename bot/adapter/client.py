@@ -71,6 +71,9 @@ def cog_modules() -> tuple[str, ...]:
                         for info in pkgutil.iter_modules(package.__path__)))
 SyncMode = Literal["auto", "always", "never"]
 IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per bucket per 5 seconds
+# Discord times an IDENTIFY when it arrives: a first one delayed on the way must not make the
+# next look early, so each bucket waits a little longer than the rule.
+IDENTIFY_MARGIN = 0.5
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -323,7 +326,7 @@ class CalicoBot(commands.AutoShardedBot):
         loop = asyncio.get_running_loop()
         last = self._last_identify.get(bucket)
         if last is not None:
-            wait = last + IDENTIFY_WINDOW - loop.time()
+            wait = last + IDENTIFY_WINDOW + IDENTIFY_MARGIN - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
         self._last_identify[bucket] = loop.time()

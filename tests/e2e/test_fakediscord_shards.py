@@ -47,7 +47,9 @@ class ShardBot(commands.AutoShardedBot):
     discord.py's default ``before_identify_hook`` sleeps 5 s before every shard but the first
     (15 s for four shards).  Discord's actual rule is one identify per 5 s per bucket
     ``shard_id % max_concurrency``, so with ``max_concurrency`` >= the number of shards they
-    may all identify at once."""
+    may all identify at once.  Discord times an identify when it arrives, so the bot waits half
+    a window longer than the rule: a first identify that arrives late must not make the next one
+    look early."""
 
     def __init__(
         self,
@@ -92,7 +94,7 @@ class ShardBot(commands.AutoShardedBot):
         wait = self._bucket_free_at.get(bucket, 0.0) - loop.time()
         if wait > 0:
             await asyncio.sleep(wait)
-        self._bucket_free_at[bucket] = loop.time() + self.identify_window
+        self._bucket_free_at[bucket] = loop.time() + self.identify_window * 1.5
 
     async def on_shard_resumed(self, shard_id: int) -> None:
         self.resumed_shards.append(shard_id)
