@@ -6,7 +6,8 @@ the bot's answer (the edited message, picture included) has reached it. Two kind
 choosing a cell (the preview: a render plus an engine preview) and taking a market tile (the
 commit: storage and the manager; the answer keeps the preview picture and draws nothing, the
 new quilt goes to the thread through the outbox). Prints the machine and median / p90 / p99 /
-max.
+max. The clicks start once the bot has started, its sample pictures drawn (``images.warm_up``:
+the first pictures of a process fill the font and sprite caches, a few hundred ms each).
 
     .venv/bin/python -m benchmarks.bench_bot [--turns N] [--metrics on|off|both] [--rounds R]
 
@@ -67,6 +68,9 @@ async def run(turns: int) -> dict[str, list[float]]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             await env.start_client(bot_factory(Path(tmp) / "bench.sqlite3", FakeClock()))
+            warming = bot(env).warming
+            if warming is not None:
+                await warming  # a running bot: its start-up pictures are drawn
             inter = await env.slash("alice", "calico", "start",
                                     options={"players": 2, "setup": "beginner"})
             await inter.wait_response()

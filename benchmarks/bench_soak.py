@@ -182,13 +182,12 @@ def flat(mid: float, end: float) -> bool:
 
 
 def render_in_own_threads(threads: int) -> None:
-    """Size the Discord layer's render pool (``bot.adapter.ui.images``; by default one thread
-    per core, at most two) to ``threads``, to compare. Fonts are cached per thread
-    (render/theme.py), so more render threads mean more font copies and heap arenas."""
+    """Size the Discord layer's render pool (``bot.adapter.ui.images``; CALICO_RENDER_THREADS,
+    one by default) to ``threads``, to compare. Fonts are cached per thread (render/theme.py),
+    so more render threads mean more font copies and heap arenas."""
     from bot.adapter.ui import images
 
-    images.RENDER_THREADS = threads
-    images._pool = None  # made again, at that size, on the next picture
+    images.set_render_threads(threads)
 
 
 def malloc_trim() -> float:
@@ -484,12 +483,14 @@ async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
             await asyncio.sleep(1)
 
 
-def bot_factory(db: Path) -> Callable[[], Any]:
+def bot_factory(db: Path, render_threads: int = 0) -> Callable[[], Any]:
+    """The bot as ``calico-bot run`` makes it (``render_threads`` 0: the setting's default)."""
     from bot.adapter.client import CalicoBot
     from bot.settings import Settings
 
     def make() -> Any:
-        return CalicoBot(Settings(token="fake", db_path=str(db)), sync="never",
+        extra = {"render_threads": render_threads} if render_threads else {}
+        return CalicoBot(Settings(token="fake", db_path=str(db), **extra), sync="never",
                          sweep_interval=60.0, dispatch_poll=0.05)
 
     return make
@@ -511,7 +512,8 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
     await env.start()
     stop = asyncio.Event()
     try:
-        client = await env.start_client(bot_factory(tmp / "soak.sqlite3"), timeout=30)
+        client = await env.start_client(bot_factory(tmp / "soak.sqlite3", args.render_threads),
+                                        timeout=30)
         manager = client.manager
 
         async def game_of(game_id: int) -> Any:
@@ -552,10 +554,8 @@ async def child_bot(db: str, report: str, trace: bool, render_threads: int = 0,
     from tests.fakediscord.remote import redirect, token
 
     redirect()
-    if render_threads:
-        render_in_own_threads(render_threads)
     probe = Probe(trace)
-    bot = bot_factory(Path(db))()
+    bot = bot_factory(Path(db), render_threads)()
     bot.sync_mode = "always"  # a remote bot's commands reach the fake by syncing
     loop = asyncio.get_running_loop()
     out = open(report, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
@@ -774,7 +774,7 @@ def summarize(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    if args.render_threads and args.mode != "remote":
+    if args.render_threads and args.mode == "manager":
         render_in_own_threads(args.render_threads)
     probe = Probe(args.trace and args.mode != "remote")
     if args.mode == "manager":
@@ -799,8 +799,8 @@ def main() -> None:
     parser.add_argument("--malloc-arena-max", type=int, default=0,
                         help="remote mode: MALLOC_ARENA_MAX for the bot process")
     parser.add_argument("--render-threads", type=int, default=0,
-                        help="size of the render pool (default: the bot's own, one thread "
-                             "per core, at most two)")
+                        help="size of the render pool (default: CALICO_RENDER_THREADS's "
+                             "default, one)")
     parser.add_argument("--malloc-trim", action="store_true",
                         help="call glibc's malloc_trim at each sample (shows how much of the "
                              "RSS is freed heap not yet given back)")

@@ -68,6 +68,10 @@ class Settings(BaseSettings):
     # many seconds after a burst of 3, one picture (previews, boards...) after a burst of 20.
     start_cooldown: float = Field(default=20.0, ge=0)
     picture_cooldown: float = Field(default=0.25, ge=0)
+    # Threads that draw pictures. One is the default: on a 2-core host a second thread made
+    # pictures no faster under load (the event loop needs the other core) and held about
+    # 20 MB more (its own fonts and malloc heap; benchmarks/bench_soak.py).
+    render_threads: int = Field(default=1, ge=1, le=16)
     shutdown_grace: float = Field(default=8.0, gt=0)  # seconds for in-flight work on SIGTERM
     # How long a claimed outbox lane or timer stays with its process: when a process dies,
     # another takes its work over after this long.

@@ -41,7 +41,17 @@ NEED_Y = 108  # the centre line of a card's lower half: the need, and the patter
 def cat_card_base(index: int, cat_id: str, points: int, min_size: int,
                   shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
     """A cat's card without its patterns: face (fur ``index``), name, points, and what it
-    needs on the left of the lower half (the table adds the patterns; the rules, words)."""
+    needs on the left of the lower half (the table adds the patterns; the rules, words).
+    A fresh copy, for the caller to draw on."""
+    return _card_face(index, cat_id, points, min_size, shape, width).copy()
+
+
+# The face of a card is cached, not the whole card: a game pairs each cat with two of the six
+# patterns at random, so whole cards hardly repeat across games, and with 30 games at a time
+# a cache of whole cards held about 10 MB of pictures it seldom reused.
+@lru_cache(maxsize=32)
+def _card_face(index: int, cat_id: str, points: int, min_size: int,
+               shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
     img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
@@ -61,7 +71,6 @@ def cat_card_base(index: int, cat_id: str, points: int, min_size: int,
     return img
 
 
-@lru_cache(maxsize=64)
 def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
     """One cat's card: face, name, points, what it needs and the two patterns it likes."""
     img = cat_card_base(index, cat.id, cat.points, cat.min_size, cat.shape, width)

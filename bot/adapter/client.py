@@ -44,7 +44,7 @@ from bot import presenter as p
 from bot.adapter import cooldowns, telemetry
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
-from bot.adapter.ui import flows
+from bot.adapter.ui import flows, images
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core.clock import Clock, to_ms
 from bot.core.computers import ComputerPool
@@ -54,6 +54,7 @@ from bot.core.outbox import Dispatcher
 from bot.core.timers import SweepLoop
 from bot.i18n import Text, lang_of
 from bot.i18n import t as translate
+from bot.ops import memory
 from bot.ops.health import HealthServer, HealthThresholds, start_listener
 from bot.ops.metrics import MeteredSweeper, Metrics
 from bot.ops.sources import CoreHealthSource, core_scrape_sources, gateway_status
@@ -157,6 +158,7 @@ class CalicoBot(commands.AutoShardedBot):
         )
         self.tree.add_command(self.calico_group)
         self.dispatcher: Dispatcher | None = None
+        self.warming: asyncio.Task[None] | None = None  # the start-up pictures (images.warm_up)
         self.sweeper: SweepLoop | None = None
         self.computers: ComputerPool | None = None
         self._tasks: list[asyncio.Task[None]] = []  # the work: delivering, sweeping
@@ -225,6 +227,7 @@ class CalicoBot(commands.AutoShardedBot):
     # ------------------------------------------------------------------ start
 
     async def setup_hook(self) -> None:
+        images.set_render_threads(self.settings.render_threads)
         if self._manager is None:
             kwargs: dict[str, Any] = {} if self.clock is None else {"clock": self.clock}
             workers = self.settings.ai_workers
@@ -269,6 +272,11 @@ class CalicoBot(commands.AutoShardedBot):
                                                    name="calico-sweep"))
             self._side_tasks.append(asyncio.create_task(self._report_shards(),
                                                         name="calico-shards"))
+            self._side_tasks.append(asyncio.create_task(memory.release_periodically(),
+                                                        name="calico-memory"))
+            self.warming = asyncio.create_task(self._warm_pictures(),
+                                               name="calico-warm-pictures")
+            self._side_tasks.append(self.warming)
         if self.computers is not None:
             self._side_tasks.append(asyncio.create_task(self._warm_computers(),
                                                         name="calico-warm"))
@@ -337,6 +345,12 @@ class CalicoBot(commands.AutoShardedBot):
         await self.wait_until_ready()
         assert self.dispatcher is not None
         await self.dispatcher.run_forever(grace=self.settings.shutdown_grace / 2)
+
+    async def _warm_pictures(self) -> None:
+        try:
+            await images.warm_up()
+        except Exception:  # a broken sample must not stop the bot; real pictures will tell
+            log.exception("drawing the sample pictures at start failed")
 
     async def _warm_computers(self) -> None:
         assert self.computers is not None

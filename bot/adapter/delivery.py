@@ -40,7 +40,7 @@ import discord
 
 from bot import presenter as p
 from bot.adapter.locales import Locales
-from bot.adapter.ui import messages, words
+from bot.adapter.ui import images, messages, words
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
@@ -177,6 +177,14 @@ class DiscordDelivery:
         self.renderer = NoticeRenderer(bot.manager, bot.locales)
 
     async def deliver(self, notice: Notice) -> Receipt | None:
+        # Its pictures wait behind the answers to clicks (bot.adapter.ui.render_pool).
+        token = images.in_background.set(True)
+        try:
+            return await self._deliver(notice)
+        finally:
+            images.in_background.reset(token)
+
+    async def _deliver(self, notice: Notice) -> Receipt | None:
         if notice.game_id == 0:
             return await self._channel_notice(notice)  # about no game (the weekly challenge)
         try:

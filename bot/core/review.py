@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.core.clock import from_ms, to_ms
 from bot.core.computers import ComputersBusyError
-from bot.core.game import LiveGame
+from bot.core.game import FLAG_HINTS, LiveGame
 from bot.core.models import GameInfo, GameStatus, ManagerError
-from bot.core.storage.base import ReviewRow
+from bot.core.storage.base import ReviewRow, Store
 from engine.ai.hints import HINT_SAMPLES, Hint
 from engine.ai.review import (
     DEFAULT_SAMPLES,
@@ -80,6 +80,13 @@ class ReviewsBusyError(Exception):
 
 
 # --------------------------------------------------------------------------- who may
+
+
+async def accuracy(store: Store, user_id: int) -> tuple[int, float | None]:
+    """(reviewed games, mean accuracy) of a person. Games in which someone took a hint are
+    left out, as they are from ratings and leaderboards: the figure is the person's own play."""
+    return await store.review_accuracy(user_id, without_flags=FLAG_HINTS)
+
 
 
 def hints_allowed(g: LiveGame) -> bool:
@@ -360,7 +367,7 @@ class ReviewService:
 
     async def accuracy(self, user_id: int) -> tuple[int, float | None]:
         """(reviewed games, mean accuracy) of a person: for ``/calico stats``."""
-        return await self.manager.store.review_accuracy(user_id)
+        return await accuracy(self.manager.store, user_id)
 
     # ------------------------------------------------------------------ hints
 

@@ -7,5 +7,6 @@ piece can be tested, and reused, without Discord.
 - :mod:`bot.ops.metrics`: the Prometheus metrics of one bot, in their own registry;
 - :mod:`bot.ops.health`: ``/healthz`` and ``/metrics`` on an optional aiohttp listener;
 - :mod:`bot.ops.logs`: one line per event, with the game and interaction it belongs to;
+- :mod:`bot.ops.memory`: freed heap memory handed back to the system every 30 seconds;
 - :mod:`bot.ops.sources`: the plain values both read, and adapters from the core and client;
 """

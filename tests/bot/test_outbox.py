@@ -4,6 +4,7 @@ retries with backoff; permanent failures and the DM fallback; no secret in any p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from datetime import timedelta
@@ -384,3 +385,50 @@ async def test_random_failures_and_a_crash_still_deliver_each_notice_once_in_ord
             lanes.setdefault((n.game_id, n.user_id), []).append(n.id)
         assert all(ids == sorted(ids) for ids in lanes.values())
         await m2.close()
+
+
+async def test_a_claimed_lane_or_timer_waits_for_its_lease_then_another_takes_it(
+        manager: Manager, clock: FakeClock) -> None:
+    """Two processes: what one claimed is not the other's until the lease has run out (a
+    process that died leaves its work to be taken over then, not sooner, not never)."""
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    store = manager.store
+    now = to_ms(clock.now())
+    lease = 60_000
+    lanes = await store.claim_lanes("first", now, lease, 100)
+    assert lanes and {lane.game_id for lane in lanes} == {g.id}
+    assert await store.claim_lanes("second", now + lease - 1, lease, 100) == []
+    taken = await store.claim_lanes("second", now + lease + 1, lease, 100)
+    assert sorted(taken, key=str) == sorted(lanes, key=str)
+    # The first process, back, cannot hand back (or reclaim) what is now the second's.
+    await store.release_lane(lanes[0], "first", now)
+    assert await store.claim_lanes("first", now + lease + 2, lease, 100) == []
+
+    later = max(t.due_at for t in await store.timers(g.id)) + 1
+    timers = await store.claim_timers("first", later, lease, 100)
+    assert timers and all(t.game_id == g.id for t in timers)
+    assert await store.claim_timers("second", later + lease - 1, lease, 100) == []
+    again = await store.claim_timers("second", later + lease + 1, lease, 100)
+    assert {t.key for t in again} == {t.key for t in timers}
+
+
+async def test_a_stuck_process_lanes_go_to_another_after_the_lease(
+        manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    stuck = HangingDelivery(after=0)  # stuck (or dead) in its first delivery
+    first = manager.dispatcher(stuck, owner="first", lease=60)
+    hung = asyncio.create_task(first.run_once())
+    await asyncio.wait_for(stuck.hung.wait(), 10)
+    try:
+        out = RecordingDelivery()
+        second = manager.dispatcher(out, owner="second", lease=60)
+        clock.advance(seconds=59)
+        assert await second.run_once() == 0 and out.shown == []  # still the first's
+        clock.advance(seconds=2)
+        await drain(second)
+        waiting = {n.key for n in await manager.store.notices(g.id)}
+        assert {n.key for n in out.shown} == waiting and out.shown
+    finally:
+        hung.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await hung

@@ -265,3 +265,21 @@ async def test_hints_through_the_service(manager: Manager, service: ReviewServic
     assert not again.first and again.hints == got.hints  # kept: not worked out twice
     assert len(service.hint_seconds) == 1
 
+
+
+async def test_hinted_games_are_left_out_of_the_average_accuracy(
+        manager: Manager, service: ReviewService) -> None:
+    plain = await play_out(manager, await new_game(manager, people=(BOB,), setup="beginner"),
+                           random.Random(3))
+    g = await new_game(manager, people=(BOB,), setup="beginner", hints=True)
+    who = g.current_user_id
+    assert who is not None
+    await manager.take_hint(g.id, who, g.ply)
+    hinted = await play_out(manager, await manager.get_game(g.id), random.Random(4))
+    assert plain.status is hinted.status is GameStatus.OVER and hinted.hints_used
+    mine = await service.review(plain.id, BOB.id)
+    helped = await service.review(hinted.id, BOB.id)
+    assert helped.computed  # the hinted game is reviewed all the same, on request
+    count, mean = await service.accuracy(BOB.id)
+    assert count == 1 and mean == pytest.approx(mine.review.accuracy)
+    assert await manager.store.review(hinted.id, helped.seat) is not None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from bot.adapter.ui.custom_ids import ReviewId
 from bot.core import progress
 from bot.core.challenge import CHANNEL_KEY
 from bot.core.clock import FakeClock, to_ms
@@ -264,6 +265,9 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     assert done.attachment("scores.png")
     score = (await manager.store.challenge_entry("2025-W01", alice)).score  # type: ignore[union-attr]
     assert score is not None and f"**{score}**" in done.content
+    # "Review my game" under the result, for this game.
+    review = done.button(Text(env.user("alice").locale)("review.button"))
+    assert review.custom_id == ReviewId(a_game.id).encode()
 
     # alice finished: she sees the boards; bob has not: no board, no score of hers.
     mine = await slash_answer(env, "alice", "challenge")

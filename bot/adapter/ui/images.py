@@ -2,25 +2,25 @@
 
 Rendering is CPU work (tens of milliseconds); running it on the event loop would stall every
 other game's clicks, so each call goes through :func:`draw`, which runs it in the render pool:
-a few threads of its own (not asyncio's default pool, which database file checks and the
-computers' thread fallback share). Few threads also keep memory down: each render thread holds
-its own fonts (FreeType faces cannot be shared between threads) and its own malloc arena. Only
-views reach the
-renderer (public views for everyone, the player's own private view for their DM), never a
-``GameState``: the bag, the seed and other hands cannot end up in a picture.
+threads of its own (one by default; not asyncio's default pool, which database file checks and
+the computers' thread fallback share). Few threads also keep memory down: each render thread
+holds its own fonts (FreeType faces cannot be shared between threads) and its own malloc
+arena. Only views reach the renderer (public views for everyone, the player's own private view
+for their DM), never a ``GameState``: the bag, the seed and other hands cannot end up in a
+picture.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import os
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
 import render
+from bot.adapter.ui.render_pool import BACKGROUND, URGENT, RenderPool
 from bot.i18n import Text
 from engine.config import GameConfig
 from engine.events import Event, ScenarioResult
@@ -37,19 +37,61 @@ GOALS_PNG = "goals.png"
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# One thread per core, at most two: pictures are tens of milliseconds each, and on a 2-core
-# host more threads only add fonts and heap arenas (measured by benchmarks/bench_soak.py).
-RENDER_THREADS = max(1, min(2, os.cpu_count() or 1))
-_pool: ThreadPoolExecutor | None = None
+# The pool's size: CALICO_RENDER_THREADS, set by the client at start (bot/settings.py says why
+# one is the default).
+RENDER_THREADS = 1
+_pool: RenderPool | None = None
+# Set while the outbox delivers a notice: its pictures wait behind the answers to clicks.
+in_background: ContextVar[bool] = ContextVar("calico_render_background", default=False)
+
+
+def set_render_threads(threads: int) -> None:
+    """Size the render pool; a pool already made at another size is replaced (its threads
+    finish what they were given)."""
+    global RENDER_THREADS, _pool
+    if threads == RENDER_THREADS:
+        return
+    RENDER_THREADS = max(1, threads)
+    if _pool is not None:
+        _pool.shutdown()
+        _pool = None
 
 
 async def draw(func: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-    """``func(*args, **kwargs)`` in the render pool (made on first use)."""
+    """``func(*args, **kwargs)`` in the render pool (made on first use): at once for someone
+    waiting on a click, after those for the outbox's posts (:data:`in_background`)."""
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="calico-render")
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_pool, functools.partial(func, *args, **kwargs))
+        _pool = RenderPool(RENDER_THREADS)
+    priority = BACKGROUND if in_background.get() else URGENT
+    return await asyncio.wrap_future(_pool.submit(functools.partial(func, *args, **kwargs),
+                                                  priority))
+
+
+async def warm_up() -> None:
+    """Draw sample pictures once, behind any real one and one at a time (a click may come in
+    between): the first pictures of a process build the fonts and sprite caches (a table took
+    320 ms cold, 20 ms warm), and the first players should not wait for that. The samples: a
+    seeded two-player game (the most common kind) a few turns in, a turn with a preview, both
+    quilts, the table."""
+    from engine.config import GameOptions
+    from engine.views import private_view, public_view
+    from render.samples import best_preview, play_until
+
+    token = in_background.set(True)
+    try:
+        state = await draw(play_until, GameOptions(players=2), 1, 2 + 8)
+        seat = state.current_seat
+        assert seat is not None
+        preview, legal, source = await draw(best_preview, state)
+        await draw(render.render_turn, private_view(state, seat), name="Calico",
+                   preview=preview, legal=legal, selected=source)
+        pub = public_view(state)
+        for quilt in pub.seats:
+            await draw(render.render_quilt, quilt, state.config, name="Calico")
+        await draw(render.render_table, pub, ["Calico"] * 2)
+    finally:
+        in_background.reset(token)
 
 
 RULES_TOPICS = render.RULES_TOPICS  # the /calico rules topics that come with a picture

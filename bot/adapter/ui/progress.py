@@ -25,6 +25,7 @@ from bot import presenter as p
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, messages, respond, views
+from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.items import PickSelect, RematchButton, ReplayButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import challenge, progress, replays
@@ -457,7 +458,7 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
 async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
                                  payload: Mapping[str, Any]) -> Outgoing:
     """The DM at the end of a challenge game (it has no thread): the score, the rank so far,
-    and the score sheet."""
+    the score sheet, and "Review my game"."""
     week = str(payload.get("week") or game.challenge_week or "")
     score = int(payload.get("score") or 0)
     lines = [tr("progress.challenge.over", week=week, score=score)]
@@ -478,6 +479,7 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
         png = await images.scores_image(tr, view, names, scenario)
         out.attach(images.SCORES_PNG, png,
                    describe.scoresheet(tr, view, names, scenario).short)
+    review_ui.add_review_button(tr, game, out)
     return out
 
 

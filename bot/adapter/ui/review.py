@@ -31,6 +31,7 @@ from bot.adapter.ui import respond
 from bot.adapter.ui.items import HintButton, ReviewButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.adapter.ui.views import ItemsView
+from bot.core import review as core_review
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.review import HintsOutcome, ReviewOutcome, ReviewService
 from bot.core.storage import Store
@@ -374,6 +375,12 @@ def score_sheet(tr: Text, game: GameInfo, out: Outgoing) -> None:
     """The score sheet's additions: whether hints were taken, and "Review my game"."""
     if game.hints_used:
         out.content = p.clip(out.content + "\n" + tr("hint.score_sheet"), MESSAGE_LIMIT)
+    add_review_button(tr, game, out)
+
+
+def add_review_button(tr: Text, game: GameInfo, out: Outgoing) -> None:
+    """"Review my game" under a finished game's result (the score sheet in its thread, the
+    weekly challenge's DM), when a person played in it."""
     if game.status is GameStatus.OVER and any(s.ai_level is None for s in game.seats):
         if out.view is None:
             out.view = ItemsView()
@@ -382,7 +389,7 @@ def score_sheet(tr: Text, game: GameInfo, out: Outgoing) -> None:
 
 async def stats_line(tr: Text, store: Store, user_id: int) -> str:
     """``/calico stats``: the person's reviewed games and their mean accuracy ("" if none)."""
-    count, mean = await store.review_accuracy(user_id)
+    count, mean = await core_review.accuracy(store, user_id)
     if not count or mean is None:
         return ""
     return tr("review.stats", count=count, accuracy=num(tr, mean))

@@ -544,8 +544,10 @@ class Store(abc.ABC):
         """Keep a computed review (the first one stored wins; returns the stored one)."""
 
     @abc.abstractmethod
-    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
-        """(reviewed games, mean accuracy) of a person."""
+    async def review_accuracy(self, user_id: int,
+                              without_flags: int = 0) -> tuple[int, float | None]:
+        """(reviewed games, mean accuracy) of a person, leaving out the games whose flags
+        have any of ``without_flags``."""
 
     # -- servers
     @abc.abstractmethod

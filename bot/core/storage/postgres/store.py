@@ -790,9 +790,11 @@ class PostgresStore(Store):
         assert r is not None
         return review_row(r)
 
-    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
+    async def review_accuracy(self, user_id: int,
+                              without_flags: int = 0) -> tuple[int, float | None]:
         r = await self.pool.fetchrow(
-            "SELECT count(*), avg(accuracy) FROM reviews WHERE user_id = $1", user_id)
+            "SELECT count(*), avg(r.accuracy) FROM reviews r JOIN games g ON g.id = r.game_id "
+            "WHERE r.user_id = $1 AND (g.flags & $2) = 0", user_id, without_flags)
         assert r is not None
         return int(r[0]), None if r[1] is None else float(r[1])
 

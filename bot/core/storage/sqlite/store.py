@@ -907,9 +907,12 @@ class SqliteStore(Store):
     async def save_review(self, row: ReviewRow) -> ReviewRow:
         return await self.db.run(_save_review, row)
 
-    async def review_accuracy(self, user_id: int) -> tuple[int, float | None]:
+    async def review_accuracy(self, user_id: int,
+                              without_flags: int = 0) -> tuple[int, float | None]:
         rows = await self.db.run(
-            _rows, "SELECT count(*), avg(accuracy) FROM reviews WHERE user_id = ?", (user_id,))
+            _rows, "SELECT count(*), avg(r.accuracy) FROM reviews r JOIN games g "
+            "ON g.id = r.game_id WHERE r.user_id = ? AND (g.flags & ?) = 0",
+            (user_id, without_flags))
         count, average = rows[0]
         return int(count), None if average is None else float(average)
 
