@@ -99,7 +99,7 @@ def test_draw_puts_the_outbox_pictures_behind_the_clicks() -> None:
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_pictures_drawn_at_once_only_with_two_render_threads(threads: int) -> None:
-    barrier = threading.Barrier(2, timeout=0.5)
+    barrier = threading.Barrier(2, timeout=2.0)  # generous: a busy machine starts threads late
 
     def meet() -> str:
         try:
