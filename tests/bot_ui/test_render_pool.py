@@ -62,6 +62,15 @@ def test_a_picture_nobody_waits_for_is_not_drawn_and_shutdown_finishes_the_queue
     assert drawn == ["kept"]
 
 
+def test_a_pool_asked_for_no_threads_still_draws() -> None:
+    pool = RenderPool(0)
+    try:
+        assert len(pool.threads) == 1
+        assert pool.submit(lambda: "drawn").result(timeout=5) == "drawn"
+    finally:
+        pool.shutdown()
+
+
 def test_draw_puts_the_outbox_pictures_behind_the_clicks() -> None:
     gate = threading.Event()
     order: list[str] = []
