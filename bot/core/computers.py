@@ -13,23 +13,15 @@ Workers see exactly what a computer player may see: the seat's private view and 
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
+from bot.core.workers import WorkerPool, keep_recent
 from engine.ai import make_player
 from engine.moves import Move
 from engine.views import PrivateView
-
-log = logging.getLogger("calico.computers")
-
-T = TypeVar("T")
 
 
 class ComputersBusyError(Exception):
@@ -55,68 +47,26 @@ class ComputerStats:
     seconds: list[float] = field(default_factory=list)  # recent CPU seconds per move
 
 
-class ComputerPool:
+class ComputerPool(WorkerPool):
     """Computer moves in ``workers`` processes (default: one per CPU)."""
 
     def __init__(self, workers: int | None = None, max_waiting: int | None = None, *,
                  on_move: Callable[[str, float], object] | None = None) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self.max_waiting = self.workers * 4 if max_waiting is None else max_waiting
-        # spawn: a fresh interpreter, not a fork of a process with an event loop and threads.
-        self._executor = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_warm)
-        self._in_flight = 0
+        count = max(1, workers or os.cpu_count() or 1)
+        super().__init__(count, count * 4 if max_waiting is None else max_waiting, _warm)
         self.stats = ComputerStats()
         self.on_move = on_move  # (level, CPU seconds) after each move: the metrics
 
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
+    def _busy(self) -> Exception:
+        self.stats.busy += 1
+        return ComputersBusyError(f"{self._in_flight} computer jobs in flight")
 
     async def choose(self, level: str, seed: int, view: PrivateView,
                      legal: list[Move]) -> Move:
-        if self._in_flight >= self.workers + self.max_waiting:
-            self.stats.busy += 1
-            raise ComputersBusyError(f"{self._in_flight} computer moves in flight")
-        self._in_flight += 1
-        try:
-            loop = asyncio.get_running_loop()
-            move, seconds = await loop.run_in_executor(self._executor, _choose, level, seed,
-                                                       view, legal)
-        finally:
-            self._in_flight -= 1
+        move, seconds = await self.run(_choose, level, seed, view, legal)
         self.stats.moves += 1
         self.stats.seconds.append(seconds)
         if self.on_move is not None:
             self.on_move(level, seconds)
-        if len(self.stats.seconds) > 1000:
-            del self.stats.seconds[:500]
+        keep_recent(self.stats.seconds)
         return move
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Another short job of the same kind in these processes (a hint: bot.core.review),
-        under the same bound: :class:`ComputersBusyError` at once when the queue is full.
-        ``fn`` must be a module-level function and its arguments picklable."""
-        if self._in_flight >= self.workers + self.max_waiting:
-            self.stats.busy += 1
-            raise ComputersBusyError(f"{self._in_flight} computer jobs in flight")
-        self._in_flight += 1
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, fn, *args)
-        finally:
-            self._in_flight -= 1
-
-    def has_room(self) -> bool:
-        """Whether a job would be accepted now."""
-        return self._in_flight < self.workers + self.max_waiting
-
-    async def warm_up(self) -> None:
-        """Start every worker now (each takes a moment to import the engine)."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._executor, _warm)
-                               for _ in range(self.workers)))
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -33,20 +33,19 @@ import asyncio
 import contextlib
 import json
 import logging
-import multiprocessing
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from bot.core.clock import from_ms, to_ms
 from bot.core.computers import ComputersBusyError
 from bot.core.game import FLAG_HINTS, LiveGame
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.storage.base import ReviewRow, Store
+from bot.core.workers import WorkerPool, keep_recent
 from engine.ai.hints import HINT_SAMPLES, Hint
 from engine.ai.review import (
     DEFAULT_SAMPLES,
@@ -67,7 +66,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("calico.review")
 
-T = TypeVar("T")
 
 HINT_COUNT = 3  # placements a hint shows
 REVIEW_WAITING = 3  # reviews that may wait per review worker before "try again in a minute"
@@ -184,51 +182,25 @@ class LaneStats:
     seconds: list[float] = field(default_factory=list)  # recent wall seconds per job
 
 
-class Lane:
-    """A pool of worker processes with a bounded queue: at most ``workers + max_waiting`` jobs
-    in flight; past that :meth:`run` raises :class:`ReviewsBusyError` at once."""
+class Lane(WorkerPool):
+    """Reviews and hints in worker processes with a bounded queue: at most ``workers +
+    max_waiting`` jobs in flight; past that :meth:`run` raises :class:`ReviewsBusyError` at
+    once."""
 
     def __init__(self, workers: int = 1, max_waiting: int | None = None) -> None:
-        self.workers = max(1, workers)
-        self.max_waiting = self.workers * REVIEW_WAITING if max_waiting is None else max_waiting
-        # spawn: a fresh interpreter, not a fork of a process with an event loop and threads;
-        # processes start on first use.
-        self._executor = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_warm)
-        self._in_flight = 0
+        count = max(1, workers)
+        super().__init__(count, count * REVIEW_WAITING if max_waiting is None else max_waiting,
+                         _warm)
         self.stats = LaneStats()
 
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
+    def _busy(self) -> Exception:
+        self.stats.busy += 1
+        return ReviewsBusyError(f"{self._in_flight} jobs in flight")
 
-    def has_room(self) -> bool:
-        return self._in_flight < self.workers + self.max_waiting
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        if not self.has_room():
-            self.stats.busy += 1
-            raise ReviewsBusyError(f"{self._in_flight} jobs in flight")
-        self._in_flight += 1
-        started = time.perf_counter()
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, fn, *args)
-        finally:
-            self._in_flight -= 1
-            self.stats.jobs += 1
-            self.stats.seconds.append(time.perf_counter() - started)
-            if len(self.stats.seconds) > 1000:
-                del self.stats.seconds[:500]
-
-    async def warm_up(self) -> None:
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._executor, _warm)
-                               for _ in range(self.workers)))
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+    def _finished(self, seconds: float) -> None:
+        self.stats.jobs += 1
+        self.stats.seconds.append(seconds)
+        keep_recent(self.stats.seconds)
 
 
 # --------------------------------------------------------------------------- the service

@@ -15,32 +15,24 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import functools
 import logging
-import threading
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
-_lock = threading.Lock()
-_trim: Callable[[int], int] | None = None
-_looked = False
 
-
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    global _trim, _looked
-    with _lock:
-        if not _looked:
-            _looked = True
-            name = ctypes.util.find_library("c")
-            try:
-                func = ctypes.CDLL(name).malloc_trim
-            except (OSError, AttributeError, TypeError):
-                log.info("malloc_trim is not available: freed memory stays with the process")
-            else:
-                func.argtypes = [ctypes.c_size_t]
-                func.restype = ctypes.c_int
-                _trim = func
-        return _trim
+    """glibc's ``malloc_trim``, looked up once (None, said once, where the C library lacks it)."""
+    try:
+        func = ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        log.info("malloc_trim is not available: freed memory stays with the process")
+        return None
+    func.argtypes = [ctypes.c_size_t]
+    func.restype = ctypes.c_int
+    return func
 
 
 def available() -> bool:

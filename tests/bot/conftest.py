@@ -159,3 +159,13 @@ class RecordingDelivery:
 
 def fast_config(**kw: Any) -> ManagerConfig:
     return ManagerConfig(**kw)
+
+
+def json_keys(value: object) -> set[str]:
+    """Every key at any depth of a JSON value: to check that a secret's name never appears."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in json_keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in json_keys(v)}
+    return set()
+

@@ -22,6 +22,7 @@ from tests.bot.conftest import (
     BOB,
     CAT,
     RecordingDelivery,
+    json_keys,
     new_game,
     play_out,
     seeds,
@@ -335,16 +336,9 @@ async def test_no_secret_in_any_notice(db_path: str, clock: FakeClock) -> None:
     assert {NoticeKind.TABLE, NoticeKind.GAME_OVER, NoticeKind.REMINDER, NoticeKind.STARTED,
             NoticeKind.SEAT_CHANGED, NoticeKind.ENDED, NoticeKind.DM_FALLBACK} <= kinds
 
-    def keys(value: object) -> set[str]:
-        if isinstance(value, dict):
-            return set(value) | {k for v in value.values() for k in keys(v)}
-        if isinstance(value, list):
-            return {k for v in value for k in keys(v)}
-        return set()
-
     for n in notices:
         text = json.dumps(n.payload)
-        assert not {"seed", "rng", "bag"} & keys(n.payload), n.kind
+        assert not {"seed", "rng", "bag"} & json_keys(n.payload), n.kind
         assert not any(s in text for s in secrets_), n.kind
     await m.close()
 

@@ -25,7 +25,16 @@ from bot.core.review import (
 from engine.ai.review import Review, decisions_from_states, review
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.bot.conftest import ANN, BOB, GUILD, new_game, play_out, snapshot, step
+from tests.bot.conftest import (
+    ANN,
+    BOB,
+    GUILD,
+    json_keys,
+    new_game,
+    play_out,
+    snapshot,
+    step,
+)
 from tests.engine_ai.test_fair_play import _hidden_twin
 
 
@@ -176,7 +185,7 @@ async def test_review_is_computed_once_then_stored(manager: Manager,
     assert Review.from_json(data) == first.review
     text = row.data
     assert str(g.state.seed) not in text
-    assert not {"bag", "hand", "hands", "state"} & _keys(data)
+    assert not {"bag", "hand", "hands", "state"} & json_keys(data)
 
     async def no_work(*args: object) -> object:
         raise AssertionError("a stored review is not computed again")
@@ -223,12 +232,6 @@ async def test_a_busy_hint_marks_nothing(manager: Manager, service: ReviewServic
     assert not (await manager.get_game(g.id, fresh=True)).hints_used
 
 
-def _keys(value: object) -> set[str]:
-    if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in _keys(v)}
-    if isinstance(value, list):
-        return {k for v in value for k in _keys(v)}
-    return set()
 
 
 async def test_the_queue_is_bounded() -> None:

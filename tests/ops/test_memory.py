@@ -97,8 +97,7 @@ def test_without_malloc_trim_nothing_is_released(monkeypatch: pytest.MonkeyPatch
     def no_such_library(name: object) -> object:
         raise OSError("musl has no malloc_trim")
 
-    monkeypatch.setattr(memory, "_looked", False)
-    monkeypatch.setattr(memory, "_trim", None)
+    memory._malloc_trim.cache_clear()
     monkeypatch.setattr(memory.ctypes, "CDLL", no_such_library)
     with caplog.at_level("INFO", logger="bot.ops.memory"):
         assert not memory.available()
@@ -106,3 +105,4 @@ def test_without_malloc_trim_nothing_is_released(monkeypatch: pytest.MonkeyPatch
         assert not memory.available()
     assert [r.message for r in caplog.records].count(
         "malloc_trim is not available: freed memory stays with the process") == 1  # said once
+    memory._malloc_trim.cache_clear()  # the real C library again, for the tests after this

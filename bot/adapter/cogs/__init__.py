@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import presenter as p
+from bot.adapter.ui.views import game_choices
 from bot.core import challenge
 from bot.core.models import GameInfo, ManagerError
 from bot.i18n import Text
@@ -73,14 +74,12 @@ async def game_autocomplete(bot: CalicoBot, interaction: discord.Interaction[Any
     """The user's active games, newest first, filtered by what they typed."""
     tr = Text(interaction.locale)
     games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
-    out: list[app_commands.Choice[int]] = []
-    for g in sorted(games, key=lambda g: g.id, reverse=True):
-        label = tr("games.pick", game=g.id, status=p.status_name(tr, g.status))
+
+    def label(g: GameInfo) -> str:
+        text = tr("games.pick", game=g.id, status=p.status_name(tr, g.status))
         if g.current_user_id == interaction.user.id:
-            label += tr("games.your_turn").replace("*", "")
-        if current and current.lstrip("#") not in label:
-            continue
-        out.append(app_commands.Choice(name=p.clip(label, 100), value=g.id))
-        if len(out) == 25:
-            break
-    return out
+            text += tr("games.your_turn").replace("*", "")
+        return text
+
+    return game_choices(((label(g), g.id) for g in sorted(games, key=lambda g: g.id,
+                                                          reverse=True)), current)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L
 from bot.adapter.ui import review as review_ui
+from bot.adapter.ui.views import game_choices
 from bot.core.models import ManagerError
 from bot.core.review import ReviewService
 from bot.i18n import Text
@@ -67,15 +67,8 @@ class Reviews(CalicoCog):
                            current: str) -> list[app_commands.Choice[int]]:
         tr = Text(interaction.locale)
         mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
-        out: list[app_commands.Choice[int]] = []
-        for g in review_ui.finished(mine):
-            label = review_ui.finished_label(tr, g)
-            if current and current.lstrip("#") not in label:
-                continue
-            out.append(app_commands.Choice(name=p.clip(label, 100), value=g.id))
-            if len(out) == 25:
-                break
-        return out
+        return game_choices(((review_ui.finished_label(tr, g), g.id)
+                             for g in review_ui.finished(mine)), current)
 
 
 async def setup(bot: CalicoBot) -> None:

@@ -313,17 +313,10 @@ async def finished_game(manager: Manager, user_id: int, channel_id: int | None,
 
 async def finished_autocomplete(manager: Manager, user_id: int, current: str,
                                 tr: Text) -> list[discord.app_commands.Choice[int]]:
-    out: list[discord.app_commands.Choice[int]] = []
-    for g in await manager.games_for_user(user_id, active_only=False, limit=50):
-        if g.status is not GameStatus.OVER:
-            continue
-        label = tr("progress.game_choice", game=g.id, players=", ".join(p.seat_names(g, tr)))
-        if current and current.lstrip("#") not in label:
-            continue
-        out.append(discord.app_commands.Choice(name=p.clip(label, 100), value=g.id))
-        if len(out) == 25:
-            break
-    return out
+    games = await manager.games_for_user(user_id, active_only=False, limit=50)
+    return views.game_choices(
+        ((tr("progress.game_choice", game=g.id, players=", ".join(p.seat_names(g, tr))), g.id)
+         for g in games if g.status is GameStatus.OVER), current)
 
 
 # --------------------------------------------------------------------------- achievements

@@ -8,11 +8,12 @@ select."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import discord
 
+from bot import presenter as p
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui.items import (
     CellSelect,
@@ -151,3 +152,20 @@ def hand_view(tr: Text, game: int) -> ItemsView:
     view = ItemsView()
     view.add_item(HandButton(ids.HandId(game), tr("panel.show_hand")))
     return view
+
+
+def game_choices(labelled: Iterable[tuple[str, int]],
+                 current: str) -> list[discord.app_commands.Choice[int]]:
+    """A game option's autocomplete: the (label, game id) pairs whose label holds what was
+    typed (a leading ``#`` ignored), in order, each label clipped to Discord's 100 characters,
+    at most Discord's 25."""
+    typed = current.lstrip("#")
+    out: list[discord.app_commands.Choice[int]] = []
+    for label, game_id in labelled:
+        if current and typed not in label:
+            continue
+        out.append(discord.app_commands.Choice(name=p.clip(label, 100), value=game_id))
+        if len(out) == 25:
+            break
+    return out
+

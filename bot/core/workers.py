@@ -1,0 +1,79 @@
+"""Worker processes with a bounded queue: what computer moves (:mod:`bot.core.computers`) and game
+reviews (:mod:`bot.core.review`) both run in.
+
+The work is pure-Python search, so a thread would hold the interpreter lock and freeze the event
+loop: it runs in separate processes instead. At most ``workers + max_waiting`` jobs are in
+flight; past that :meth:`WorkerPool.run` refuses at once (each kind of pool says how, with its
+own error), so a burst of work can never pile up unbounded time or memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+RECENT = 1000  # timings kept for the figures: the newest, between 500 and 1,000 of them
+
+
+def keep_recent(seconds: list[float]) -> None:
+    """Drop the older half of a list of timings once it holds :data:`RECENT`."""
+    if len(seconds) > RECENT:
+        del seconds[:RECENT // 2]
+
+
+class WorkerPool:
+    """``workers`` processes, started on first use, each running ``warm`` once when it starts."""
+
+    def __init__(self, workers: int, max_waiting: int, warm: Callable[[], None]) -> None:
+        self.workers = max(1, workers)
+        self.max_waiting = max_waiting
+        self._warm = warm
+        # spawn: a fresh interpreter, not a fork of a process with an event loop and threads.
+        self._executor = ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=warm)
+        self._in_flight = 0
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def has_room(self) -> bool:
+        """Whether a job would be accepted now."""
+        return self._in_flight < self.workers + self.max_waiting
+
+    def _busy(self) -> Exception:
+        """Count a refusal; the error to raise for it."""
+        return RuntimeError(f"{self._in_flight} jobs in flight")
+
+    def _finished(self, seconds: float) -> None:
+        """After each accepted job, with its wall seconds (nothing by default)."""
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process, or :meth:`_busy`'s error at once when the queue
+        is full. ``fn`` must be a module-level function and its arguments picklable."""
+        if not self.has_room():
+            raise self._busy()
+        self._in_flight += 1
+        started = time.perf_counter()
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, fn, *args)
+        finally:
+            self._in_flight -= 1
+            self._finished(time.perf_counter() - started)
+
+    async def warm_up(self) -> None:
+        """Start every worker now (each takes a moment to import the engine)."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self._executor, self._warm)
+                               for _ in range(self.workers)))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
