@@ -57,6 +57,11 @@ class BotProcess:
     def running(self) -> bool:
         return self.proc is not None and self.proc.returncode is None
 
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")
