@@ -894,6 +894,7 @@ class FakeDiscordServer:
                 first = state.messages.get(seen[0])
                 if first is not None and not first.deleted:
                     state.nonce_duplicates.append(key)
+                    state.nonce_duplicate_times.append((seen[1], state.clock()))
                     return json_response(state.message_payload(first))
         if channel.is_thread:
             if channel.locked and state.lacking_permissions(

@@ -985,6 +985,8 @@ class FakeDiscordState:
         self.nonce_window = 300.0
         self.nonces: dict[tuple[int, str], tuple[int, float]] = {}
         self.nonce_duplicates: list[tuple[int, str]] = []  # (channel, nonce) refused repeats
+        # ...and for each, (when the first copy arrived, when the repeat did)
+        self.nonce_duplicate_times: list[tuple[float, float]] = []
         self.attachment_size_limit = attachment_size_limit
         self.interaction_deadline = interaction_deadline
         self.token_lifetime = token_lifetime
