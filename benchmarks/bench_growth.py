@@ -775,7 +775,7 @@ async def retention(location: Location, games: int) -> dict[str, float]:
         async with gate:
             g = await numbered_game(m, i, guild_id=1 + i % 7)
         while g.status.active:
-            async with gate:
+            async with gate:  # the move picked inside: the games share one generator
                 g = await play_random_move(m, g, rng)
 
     async with dispatching(m):

@@ -63,10 +63,9 @@ from benchmarks.common import (
     pct,
     peak_rss_mb,
     pg_size,
+    play_random_move,
     postgres_server,
     print_machine,
-    random_move,
-    send_move,
     sqlite_size,
     table,
 )
@@ -95,12 +94,7 @@ async def play_game(m: Any, game: Any, rng: random.Random, gate: asyncio.Semapho
     g = game
     played = 0
     while g.status.active and (limit == 0 or played < limit):
-        user, move = random_move(g, rng)
-        async with gate:
-            t0 = time.perf_counter()
-            result = await send_move(m, g, user, move)
-            latencies.append(time.perf_counter() - t0)
-        g = result.game
+        g = await play_random_move(m, g, rng, gate=gate, latencies=latencies)
         played += 1
     return played
 

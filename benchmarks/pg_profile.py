@@ -41,8 +41,6 @@ from benchmarks.common import (
     pct,
     play_random_move,
     print_machine,
-    random_move,
-    send_move,
     table,
     two_player_game,
 )
@@ -175,12 +173,7 @@ async def _timed_play(m: Any, server: PgServer, store: Any, started: list[Any],
         for _ in range(moves):
             if not g.status.active:
                 return
-            user, mv = random_move(g, r)
-            async with gate:
-                t0 = time.perf_counter()
-                res = await send_move(m, g, user, mv)
-                lat.append(time.perf_counter() - t0)
-            g = res.game
+            g = await play_random_move(m, g, r, gate=gate, latencies=lat)
 
     prof = cProfile.Profile() if profile else None
     d0 = delivery.count

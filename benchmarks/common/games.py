@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, MutableSequence
 from typing import Any
 
 # --------------------------------------------------------------------------- the manager
@@ -62,10 +62,18 @@ async def send_move(m: Any, g: Any, user: int, move: str) -> Any:
     return await m.play_turn(g.id, user, g.ply, move)
 
 
-async def play_random_move(m: Any, g: Any, rng: Any) -> Any:
-    """One random legal move in ``g``; the game after it."""
+async def play_random_move(m: Any, g: Any, rng: Any, *, gate: Any = None,
+                           latencies: MutableSequence[float] | None = None) -> Any:
+    """One random legal move in ``g``, sent holding ``gate`` (a semaphore: the moves in flight)
+    when one is given, the manager call's wall time appended to ``latencies``; the game after
+    it."""
     user, move = random_move(g, rng)
-    return (await send_move(m, g, user, move)).game
+    async with gate if gate is not None else contextlib.nullcontext():
+        t0 = time.perf_counter()
+        result = await send_move(m, g, user, move)
+        if latencies is not None:
+            latencies.append(time.perf_counter() - t0)
+    return result.game
 
 
 @contextlib.asynccontextmanager
