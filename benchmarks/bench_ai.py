@@ -41,8 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -55,6 +53,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import ROOT, machine_line, pct, pool_results, print_machine
 from data import load_catalog
 from engine.ai import make_player
 from engine.ai.goals import counts_of, goal_value
@@ -71,28 +70,6 @@ from engine.views import private_view
 
 CATALOG = load_catalog()
 LEVEL_ORDER = ("random", "easy", "normal", "strong")
-
-
-# --------------------------------------------------------------------------- machine
-
-
-def machine_line() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        a, b, c = os.getloadavg()
-        load = f"load {a:.2f} {b:.2f} {c:.2f}"
-    except OSError:
-        load = "load ?"
-    return (f"{platform.system()} {platform.release()} {platform.machine()}, "
-            f"{os.cpu_count()} CPUs ({cpu}), {load}; Python {platform.python_version()} "
-            f"({platform.python_implementation()})")
 
 
 # --------------------------------------------------------------------------- one game
@@ -124,27 +101,7 @@ def play(task: tuple[str, tuple[str, ...], int, dict[str, Any]]) -> dict[str, An
             "winners": winners, "passed": passed, "times": dict(times)}
 
 
-def run_all(tasks: list[tuple[str, tuple[str, ...], int, dict[str, Any]]], workers: int,
-            label: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    t0 = time.time()
-    with Pool(workers) as pool:
-        for i, res in enumerate(pool.imap_unordered(play, tasks, chunksize=1), 1):
-            out.append(res)
-            if sys.stderr.isatty():
-                print(f"\r  {label}: {i}/{len(tasks)} games, {time.time() - t0:.0f}s",
-                      end="", file=sys.stderr, flush=True)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
-    return out
-
-
 # --------------------------------------------------------------------------- reports
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(p * len(s)))] if s else float("nan")
 
 
 def report_solo(results: list[dict[str, Any]], levels: Iterable[str]) -> None:
@@ -551,7 +508,6 @@ def calibrate(games: int, rounds: int, workers: int) -> str:
 
 # --------------------------------------------------------------------------- paired comparison
 
-ROOT = Path(__file__).resolve().parents[1]
 _PACKAGES = ("engine", "data")
 _stash: dict[str, dict[str, Any]] = {}  # per worker process: tree -> its imported modules
 _tree = ""  # the tree whose modules are imported now ("" = this checkout)
@@ -623,10 +579,10 @@ def build_player(level: str, seed: int, overrides: dict[str, str]) -> Any:
     from dataclasses import fields, replace
 
     import engine.ai
-    import engine.ai.players as players_mod
 
     player: Any = engine.ai.make_player(level, seed)
     weights: dict[str, Any] = {}
+    attributes: dict[str, Any] = {}
     for name, value in overrides.items():
         if name.startswith("w."):
             field = name[2:]
@@ -635,12 +591,17 @@ def build_player(level: str, seed: int, overrides: dict[str, str]) -> Any:
                 raise SystemExit(f"no weight {field!r}: choose from {', '.join(sorted(known))}")
             weights[field] = _convert(getattr(player.weights, field), value)
         elif hasattr(player, name):
-            setattr(player, name, _convert(getattr(player, name), value))
+            attributes[name] = _convert(getattr(player, name), value)
         else:
             raise SystemExit(f"a {level} player has no attribute {name!r}")
     if weights:
-        player.weights = replace(player.weights, **weights)
-        player._brain = players_mod._Brain(player.weights)
+        # Other weights make another level, a subclass with its own ``weights`` (as the levels
+        # themselves are declared): the player builds its caches from them when it is made.
+        level_cls = type(player)
+        player = type(level_cls.__name__, (level_cls,),
+                      {"weights": replace(player.weights, **weights)})(seed)
+    for name, value in attributes.items():
+        setattr(player, name, value)
     return player
 
 
@@ -782,24 +743,18 @@ def paired(args: argparse.Namespace) -> int:
                 out.append({**got, "side": side})
             else:
                 tasks.append((side, level, overrides, tree, seed, opts))
-    print(f"machine: {machine_line()}")
+    print_machine()
     print(f"workers: {args.workers}; first seed {args.seed}; {len(deals)} deals; "
           f"{len(out)} games reused from earlier runs of a git revision")
     t0 = time.time()
-    with Pool(args.workers) as pool:
-        for i, res in enumerate(pool.imap_unordered(play_paired, tasks, chunksize=1), 1):
-            out.append(res)
-            level, tree, overrides = specs["AB".index(res["side"])]
-            if tree:
-                key = _cache_key(level, overrides, res["seed"], (
-                    {"scenario": res["scenario"]} if res["scenario"] is not None else {}))
-                with (Path(tree) / "paired-cache.jsonl").open("a") as f:
-                    f.write(json.dumps({"key": key, "result": res}) + "\n")
-            if sys.stderr.isatty():
-                print(f"\r  paired: {i}/{len(tasks)} games, {time.time() - t0:.0f}s",
-                      end="", file=sys.stderr, flush=True)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    for res in pool_results(play_paired, tasks, args.workers, "paired"):
+        out.append(res)
+        level, tree, overrides = specs["AB".index(res["side"])]
+        if tree:
+            key = _cache_key(level, overrides, res["seed"], (
+                {"scenario": res["scenario"]} if res["scenario"] is not None else {}))
+            with (Path(tree) / "paired-cache.jsonl").open("a") as f:
+                f.write(json.dumps({"key": key, "result": res}) + "\n")
     print(f"{len(tasks)} games in {time.time() - t0:.0f}s; at the end: {machine_line()}")
     report_paired(out, (args.paired[0], args.paired[1]))
     if args.json:
@@ -853,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
         args.solo, args.solo_strong, args.scenarios, args.h2h = 6, 3, 1, 2
     levels = [lv for lv in args.levels.split(",") if lv]
     solo_strong = args.solo if args.solo_strong is None else args.solo_strong
-    print(f"machine: {machine_line()}")
+    print_machine()
     print(f"workers: {args.workers}; first seed {args.seed}")
     tasks: list[tuple[str, tuple[str, ...], int, dict[str, Any]]] = []
     for lv in levels:
@@ -883,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
     cost = {"random": 0, "easy": 1, "normal": 2, "strong": 30}
     tasks.sort(key=lambda t: -sum(cost.get(lv, 1) for lv in t[1]))
     t0 = time.time()
-    results = run_all(tasks, args.workers, "games")
+    results = list(pool_results(play, tasks, args.workers, "games"))
     print(f"{len(results)} games in {time.time() - t0:.0f}s")
     if solo_strong != args.solo and "strong" in levels:
         print(f"(strong played {solo_strong} solo standard games, the others {args.solo})")

@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -32,22 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import pct, print_machine
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from engine.hexgrid import cell_name
 from tests.bot_ui.harness import bot, bot_factory, game_of, pick_move, wait_panel
 from tests.fakediscord import DiscordEnv
-
-
-def machine() -> str:
-    return (f"{platform.machine()} · {os.cpu_count()} CPUs · {platform.processor() or '?'} · "
-            f"Python {platform.python_version()} · {platform.system()} {platform.release()}")
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[k]
 
 
 async def timed(env: DiscordEnv, action: object) -> float:
@@ -63,9 +52,7 @@ async def timed(env: DiscordEnv, action: object) -> float:
 
 async def run(turns: int) -> dict[str, list[float]]:
     results: dict[str, list[float]] = {"cell (preview)": [], "take (commit)": []}
-    env = DiscordEnv()
-    await env.start()
-    try:
+    async with DiscordEnv() as env:
         with tempfile.TemporaryDirectory() as tmp:
             await env.start_client(bot_factory(Path(tmp) / "bench.sqlite3", FakeClock()))
             warming = bot(env).warming
@@ -99,8 +86,6 @@ async def run(turns: int) -> dict[str, list[float]]:
                 results["take (commit)"].append(await timed(env, env.click(
                     user, env.get_message(panel.id), custom_id=take)))
             await env.stop_client()
-    finally:
-        await env.close()
     return results
 
 
@@ -125,7 +110,8 @@ def report(title: str, results: dict[str, list[float]]) -> None:
         if not values:
             continue
         print(f"  {name:16s} n={len(values):3d}  median {statistics.median(values):6.1f} ms  "
-              f"p90 {pct(values, 0.9):6.1f} ms  p99 {pct(values, 0.99):6.1f} ms  "
+              f"p90 {pct(values, 0.9, 'nearest'):6.1f} ms  "
+              f"p99 {pct(values, 0.99, 'nearest'):6.1f} ms  "
               f"max {max(values):6.1f} ms")
 
 
@@ -135,7 +121,7 @@ def main() -> None:
     parser.add_argument("--metrics", choices=("on", "off", "both"), default="on")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each mode")
     args = parser.parse_args()
-    print("machine:", machine())
+    print_machine()
     modes = ["on", "off"] if args.metrics == "both" else [args.metrics]
     totals: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for _ in range(args.rounds):

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import subprocess
@@ -21,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.benchcommon import cpu_model  # noqa: E402
+from benchmarks.common import pct, print_machine  # noqa: E402
 from data import load_catalog  # noqa: E402
 from engine.config import GameOptions, Restriction, Setup  # noqa: E402
 from engine.quilt_record import score_record  # noqa: E402
@@ -34,22 +32,6 @@ GOLDEN = ROOT / "tests" / "engine" / "data" / "golden-records.json"
 TARGET_APPLY_US = 100.0
 TARGET_GAME_MS = 20.0
 TARGET_SCORER_PER_S = 5000.0
-
-
-def machine() -> str:
-    try:
-        load = " | load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        load = ""
-    return (f"machine: {platform.platform()} | processor: {cpu_model()} | "
-            f"CPUs: {os.cpu_count()} | Python {platform.python_version()} "
-            f"({platform.python_implementation()}){load}")
-
-
-def percentile(values: list[float], p: float) -> float:
-    s = sorted(values)
-    k = min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))
-    return s[k]
 
 
 def choose(state, rng):  # type: ignore[no-untyped-def]
@@ -160,7 +142,7 @@ def main() -> None:
     parser.add_argument("--full-games", type=int, default=40, help="4-player games to time")
     args = parser.parse_args()
 
-    print(machine())
+    print_machine()
     print("(wall clock, and CPU time of this process, which is what counts when other jobs share"
           " the cores)")
     catalog = load_catalog()
@@ -176,7 +158,7 @@ def main() -> None:
     cli_s, cli_startup_s = bench_cli(records, 1000)
 
     def us(values: list[float], p: float | None = None) -> float:
-        return (statistics.median(values) if p is None else percentile(values, p)) / 1000
+        return (statistics.median(values) if p is None else pct(values, p / 100, "nearest")) / 1000
 
     a_med, a_cpu = us(apply_ns), us(apply_cpu)
     print(f"apply:            median {a_med:7.1f} µs  p99 {us(apply_ns, 99):7.1f} µs (wall)   "

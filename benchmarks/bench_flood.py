@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_bot import machine
+from benchmarks.common import print_machine
 from tests.e2e.flood import FloodReport, run_flood
 from tests.fakediscord import DiscordEnv
 
@@ -30,14 +30,10 @@ MODES = {
 
 
 async def one(settings: dict[str, str], turns: int, flood: int, interval: float) -> FloodReport:
-    env = DiscordEnv(interaction_deadline=3.0)
-    await env.start()
-    try:
+    async with DiscordEnv(interaction_deadline=3.0) as env:
         with tempfile.TemporaryDirectory() as tmp:
             return await run_flood(env, Path(tmp), turns=turns, interval=interval,
                                    limit=flood, **settings)
-    finally:
-        await env.close()
 
 
 def main() -> None:
@@ -46,7 +42,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=400, help="interactions at most")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between them")
     args = parser.parse_args()
-    print("machine:", machine())
+    print_machine()
     for name, settings in MODES.items():
         print(f"load average before: {os.getloadavg()[0]:.1f}")
         report = asyncio.run(one(settings, args.turns, args.flood, args.interval))

@@ -52,11 +52,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.benchcommon import (
+from benchmarks.common import (
     PgServer,
+    Stopwatch,
+    atimed_calls,
+    cancel,
+    dispatching,
+    drained,
+    lag_monitor,
     load_text,
-    machine_line,
+    numbered_game,
     pct,
+    pg_size,
+    play_random_move,
+    postgres_server,
+    print_machine,
+    sqlite_size,
     table,
 )
 from bot.core.clock import FakeClock, to_ms
@@ -65,7 +76,6 @@ from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
 from bot.core.outbox import NullDelivery
 from bot.core.storage.base import TABLES
-from engine.rules import legal_moves
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 HOUR = 3_600_000
@@ -148,30 +158,6 @@ class Seeds:
     active: list[int]
 
 
-async def drive_move(m: Manager, g: GameInfo, rng: random.Random) -> GameInfo:
-    if g.status is GameStatus.DRAFT:
-        user = rng.choice(g.drafting_user_ids)
-    else:
-        current = g.current_user_id
-        assert current is not None
-        user = current
-    seat = g.seat_of(user)
-    assert seat is not None and g.state is not None
-    move = rng.choice(legal_moves(g.state, seat)).text()
-    if g.status is GameStatus.DRAFT:
-        return (await m.choose_goals(g.id, user, g.ply, move[6:].split(","))).game
-    return (await m.play_turn(g.id, user, g.ply, move)).game
-
-
-async def new_two_player_game(m: Manager, i: int, guild: int = 1) -> GameInfo:
-    host, guest = UserRef(2 * i + 1, f"host{i}"), UserRef(2 * i + 2, f"guest{i}")
-    g = await m.create_game(host, guild_id=guild, channel_id=100 + i % 50,
-                            options=LobbyOptions(players=2))
-    await m.attach_thread(g.id, 10_000_000 + i, 20_000_000 + i)
-    await m.join(g.id, guest)
-    return await m.start(g.id, host.id)
-
-
 async def deliver_all(m: Manager) -> None:
     d = m.dispatcher(NullDelivery())
     while await d.run_once():
@@ -187,11 +173,11 @@ async def make_seeds(tmp: Path, finished: int = 6, active: int = 12) -> Seeds:
     done: list[int] = []
     live: list[int] = []
     for i in range(finished + active):
-        g = await new_two_player_game(m, i)
+        g = await numbered_game(m, i)
         stop = 10**6 if i < finished else 1 + (i - finished) * 44 // max(1, active)
         played = 0
         while g.status.active and played < stop:
-            g = await drive_move(m, g, rng)
+            g = await play_random_move(m, g, rng)
             played += 1
         (done if i < finished else live).append(g.id)
     await deliver_all(m)
@@ -392,15 +378,8 @@ async def grow(target: Target, copier: Copier, first_gid: int, finished: int, ac
     return gid, next_notice
 
 
-def sqlite_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")
-               if not p.name.endswith(".lock"))
-
-
 async def db_size(location: Location) -> int:
     if is_pg(location):
-        from benchmarks.benchcommon import pg_size
-
         return await pg_size(location)
     return sqlite_size(Path(location))
 
@@ -421,15 +400,12 @@ async def count_games(location: Location) -> tuple[int, int]:
 
 async def startup_once(location: Location, at: datetime) -> tuple[float, float, float]:
     """(open seconds, first sweep seconds, CPU seconds of both)."""
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    m = await Manager.open(location, clock=FakeClock(at))
-    t1 = time.perf_counter()
-    await m.sweep()
-    t2 = time.perf_counter()
-    cpu = time.process_time() - c0
+    with Stopwatch() as both:
+        with Stopwatch() as opening:
+            m = await Manager.open(location, clock=FakeClock(at))
+        await m.sweep()
     await m.close()
-    return t1 - t0, t2 - t1, cpu
+    return opening.wall, both.wall - opening.wall, both.cpu
 
 
 async def startup(location: Location, at: datetime, repeat: int = 3) -> str:
@@ -545,9 +521,8 @@ async def sweep_test(location: Location, healthy: int, failing: int) -> list[lis
         for label, advance in steps:
             clock.advance(advance)
             before = Counter(counting.levels)
-            c0, t0 = time.process_time(), time.perf_counter()
-            rep = await m.sweep()
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            with Stopwatch() as sw:
+                rep = await m.sweep()
             logged = counting.levels - before
             sample = bad[0] if bad else None
             fails, due = (0, 0)
@@ -558,7 +533,7 @@ async def sweep_test(location: Location, healthy: int, failing: int) -> list[lis
             lines.append([label, f"{rep.reminders + rep.autoplayed}", f"{rep.failed}",
                           f"{logged.get('ERROR', 0)}/{logged.get('DEBUG', 0)}",
                           f"{fails}", f"+{(due - to_ms(clock.now())) / 1000:.0f} s",
-                          f"{wall:.2f}", f"{cpu:.2f}"])
+                          f"{sw.wall:.2f}", f"{sw.cpu:.2f}"])
         await m.close()
     finally:
         log.removeHandler(counting)
@@ -630,23 +605,20 @@ async def fairness(location: Location, backlog: int, others: int, delay: float
                                               tag=f"h{chunk}."))
     await m.store.import_rows("lanes", ["game_id", "recipient", "next_due"], [(hot.id, 0, now)])
     delivery = SlowDelivery(delay)
-    d = m.dispatcher(delivery)
-    task = asyncio.create_task(d.run_forever())
-    m.store.notices_added.set()
-    while delivery.count < 50:
-        await asyncio.sleep(0.01)
-    committed: dict[int, float] = {}
-    for i, g in enumerate(rest):
-        await m.join(g.id, UserRef(500_000 + i, f"j{i}"))  # queues the lobby refresh
-        committed[g.id] = time.perf_counter()
-    deadline = time.perf_counter() + 60
-    while len([g for g in committed if g in delivery.first]) < len(committed) \
-            and time.perf_counter() < deadline:
-        await asyncio.sleep(0.01)
-    waits = [delivery.first[g] - t for g, t in committed.items() if g in delivery.first]
-    hot_done = delivery.count - len(waits)
-    d.stop()
-    await task
+    async with dispatching(m, delivery):
+        m.store.notices_added.set()
+        while delivery.count < 50:
+            await asyncio.sleep(0.01)
+        committed: dict[int, float] = {}
+        for i, g in enumerate(rest):
+            await m.join(g.id, UserRef(500_000 + i, f"j{i}"))  # queues the lobby refresh
+            committed[g.id] = time.perf_counter()
+        deadline = time.perf_counter() + 60
+        while len([g for g in committed if g in delivery.first]) < len(committed) \
+                and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+        waits = [delivery.first[g] - t for g, t in committed.items() if g in delivery.first]
+        hot_done = delivery.count - len(waits)
     await m.close()
     return {"p50": pct(waits, 0.5), "p99": pct(waits, 0.99), "max": max(waits, default=-1),
             "missing": len(committed) - len(waits), "hot_done": hot_done}
@@ -724,19 +696,11 @@ async def loop_lag(tmp: Path, use_pool: bool, seconds: float, games: int = 20
         await pool.warm_up()
     path = tmp / f"lag-{use_pool}.db"
     m = await Manager.open(path, clock=clock, computers=pool)
-    dispatcher = m.dispatcher(NullDelivery())
-    tasks = [asyncio.create_task(dispatcher.run_forever())]
     stop = asyncio.Event()
     lags: list[float] = []
     noops: list[float] = []
     human = [0]
     loop = asyncio.get_running_loop()
-
-    async def lag() -> None:
-        while not stop.is_set():
-            t0 = loop.time()
-            await asyncio.sleep(0.01)
-            lags.append(max(0.0, loop.time() - t0 - 0.01))
 
     async def noop() -> None:
         while not stop.is_set():
@@ -771,22 +735,21 @@ async def loop_lag(tmp: Path, use_pool: bool, seconds: float, games: int = 20
             if not mine:
                 await asyncio.sleep(0.1)
                 continue
-            await drive_move(m, g, rng)
+            await play_random_move(m, g, rng)
             human[0] += 1
 
-    tasks += [asyncio.create_task(f()) for f in (lag, noop, sweeper)]
-    players = [asyncio.create_task(player(i)) for i in range(games)]
-    c0 = time.process_time()
-    moves0 = m.moves_committed
-    await asyncio.sleep(seconds)
-    stop.set()
-    for t in players:
-        t.cancel()
-    await asyncio.gather(*players, return_exceptions=True)
-    cpu = time.process_time() - c0
-    computer_moves = m.moves_committed - moves0 - human[0]
-    dispatcher.stop()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    async with dispatching(m):
+        tasks = [asyncio.create_task(lag_monitor(lags, stop)), asyncio.create_task(noop()),
+                 asyncio.create_task(sweeper())]
+        players = [asyncio.create_task(player(i)) for i in range(games)]
+        c0 = time.process_time()
+        moves0 = m.moves_committed
+        await asyncio.sleep(seconds)
+        stop.set()
+        await cancel(players)
+        cpu = time.process_time() - c0
+        computer_moves = m.moves_committed - moves0 - human[0]
+        await asyncio.gather(*tasks, return_exceptions=True)
     await m.close()
     busy = 0
     if pool is not None:
@@ -807,21 +770,17 @@ async def retention(location: Location, games: int) -> dict[str, float]:
     m = await Manager.open(location, clock=clock, seed_source=seeds.__next__)
     rng = random.Random(4)
     gate = asyncio.Semaphore(8)
-    d = m.dispatcher(NullDelivery())
-    task = asyncio.create_task(d.run_forever())
 
     async def one(i: int) -> None:
         async with gate:
-            g = await new_two_player_game(m, i, guild=1 + i % 7)
+            g = await numbered_game(m, i, guild_id=1 + i % 7)
         while g.status.active:
-            async with gate:
-                g = await drive_move(m, g, rng)
+            async with gate:  # the move picked inside: the games share one generator
+                g = await play_random_move(m, g, rng)
 
-    await asyncio.gather(*(one(i) for i in range(games)))
-    while (await m.store.outbox_stats(to_ms(clock.now()))).pending:
-        await asyncio.sleep(0.05)
-    d.stop()
-    await task
+    async with dispatching(m):
+        await asyncio.gather(*(one(i) for i in range(games)))
+        await drained(m.store, lambda: to_ms(clock.now()))
     out: dict[str, float] = {}
     store: Any = m.store
     if hasattr(store, "checkpoint"):
@@ -906,13 +865,9 @@ async def leaderboard(location: Location, results: int, per_player: int,
     async def timed() -> list[float]:
         for _ in range(5):
             await m.leaderboard(42)
-        out = []
-        for _ in range(calls):
-            t0 = time.perf_counter()
-            rows = await m.leaderboard(42)
-            out.append(time.perf_counter() - t0)
+        out, rows = await atimed_calls(lambda: m.leaderboard(42), calls)
         assert len(rows) == min(10, players)
-        return out
+        return list(out)
 
     as_is = await timed()
     plan = await _plan(m)
@@ -954,200 +909,192 @@ async def main_async(args: argparse.Namespace) -> None:
     def want(name: str) -> bool:
         return only is None or name in only
 
-    server: PgServer | None = None
-    if not args.no_postgres:
-        try:
-            server = PgServer.start()
-        except (RuntimeError, OSError) as e:
-            print(f"PostgreSQL: not measured ({e})")
-    backends = ["sqlite"] + (["pg"] if server is not None else [])
-    try:
-        with tempfile.TemporaryDirectory(prefix="calico-growth-") as tmpname:
-            tmp = Path(tmpname)
-            locations: dict[str, Location] = {}
-            if want("startup") or want("sweep"):
-                rep = Report()
-                t0 = time.perf_counter()
-                seeds = await make_seeds(tmp)
-                print(f"  seed games played in {time.perf_counter() - t0:.1f} s: "
-                      f"{len(seeds.finished)} finished, {len(seeds.active)} active; "
-                      f"{sum(len(r) for r in seeds.rows.values())} rows", flush=True)
-                if args.quick:
-                    stages = [Stage("small (16 games)", 0, 0),
-                              Stage("2,000 finished + 2,000 active", 2000, 2000)]
-                else:
-                    stages = [Stage("small (16 games)", 0, 0),
-                              Stage("10,000 finished + 10,000 active", 10_000, 10_000),
-                              Stage("100,000 finished + 50,000 active", 100_000, 50_000)]
-                locations = await build_and_start(tmp, server, seeds, stages, rep)
-                rep.notes.append("start-up = Manager.open on an already migrated database + "
-                                 "the first sweep (nothing due), median of 3, warm page cache")
-                rep.show("1. start-up as the database grows")
-            if want("sweep"):
-                rep = Report()
-                healthy = 500 if args.quick else 5000
-                lines: dict[str, list[list[str]]] = {}
-                for key, loc in locations.items():
-                    lines[key] = await sweep_test(loc, healthy, 1000)
-                    print(f"  sweep {key} done", flush=True)
-                headers = ["backend", "sweep", "fired", "failed", "error/debug log lines",
-                           "failures of a bad timer", "its next try", "wall s", "CPU s"]
-                rows = [[k, *line] for k, ls in lines.items() for line in ls]
-                print(f"\n== 2. sweep: {healthy:,} due healthy turn timers and 1,000 failing "
-                      f"ones (corrupt state), in the largest database  ({load_text()})")
-                print(table(headers, rows))
-                for k, ls in lines.items():
-                    fired_ok = int(ls[0][1]) == healthy and int(ls[0][2]) == 1000
-                    once = ls[0][3].startswith("1000/") and all(
-                        line[3].startswith("0/") for line in ls[1:])
-                    backoff = ls[1][2] == "0" and ls[2][2] == "1000" and ls[3][2] == "1000"
-                    print(f"  {k}: every healthy timer fired in the first sweep: "
-                          f"{verdict(fired_ok)}; each failure logged once (ERROR), then "
-                          f"DEBUG: {verdict(once)}; failing timers back off (none retried "
-                          f"at once, retried after 1 then 2 minutes): {verdict(backoff)}")
-            if want("dispatcher"):
-                rep = Report()
-                backlog, others = (2000, 100) if args.quick else (10_000, 200)
-                res: dict[str, dict[str, float]] = {}
-                per: dict[str, tuple[float, float, str]] = {}
-                small: dict[str, tuple[float, float, str]] = {}
-                big_pending = 5_000 if args.quick else 50_000
-                for b in backends:
-                    loc = await fresh(server, tmp, "fair", b)
-                    res[b] = await fairness(loc, backlog, others, args.delivery_ms / 1000)
-                    loc = await fresh(server, tmp, "pass_small", b)
-                    small[b] = await rows_per_pass(loc, 500, 100)
-                    loc = await fresh(server, tmp, "pass_big", b)
-                    per[b] = await rows_per_pass(loc, big_pending, big_pending // 5)
-                    print(f"  dispatcher {b} done", flush=True)
+    with (contextlib.nullcontext() if args.no_postgres else postgres_server()) as server, \
+            tempfile.TemporaryDirectory(prefix="calico-growth-") as tmpname:
+        backends = ["sqlite"] + (["pg"] if server is not None else [])
+        tmp = Path(tmpname)
+        locations: dict[str, Location] = {}
+        if want("startup") or want("sweep"):
+            rep = Report()
+            t0 = time.perf_counter()
+            seeds = await make_seeds(tmp)
+            print(f"  seed games played in {time.perf_counter() - t0:.1f} s: "
+                  f"{len(seeds.finished)} finished, {len(seeds.active)} active; "
+                  f"{sum(len(r) for r in seeds.rows.values())} rows", flush=True)
+            if args.quick:
+                stages = [Stage("small (16 games)", 0, 0),
+                          Stage("2,000 finished + 2,000 active", 2000, 2000)]
+            else:
+                stages = [Stage("small (16 games)", 0, 0),
+                          Stage("10,000 finished + 10,000 active", 10_000, 10_000),
+                          Stage("100,000 finished + 50,000 active", 100_000, 50_000)]
+            locations = await build_and_start(tmp, server, seeds, stages, rep)
+            rep.notes.append("start-up = Manager.open on an already migrated database + "
+                             "the first sweep (nothing due), median of 3, warm page cache")
+            rep.show("1. start-up as the database grows")
+        if want("sweep"):
+            rep = Report()
+            healthy = 500 if args.quick else 5000
+            lines: dict[str, list[list[str]]] = {}
+            for key, loc in locations.items():
+                lines[key] = await sweep_test(loc, healthy, 1000)
+                print(f"  sweep {key} done", flush=True)
+            headers = ["backend", "sweep", "fired", "failed", "error/debug log lines",
+                       "failures of a bad timer", "its next try", "wall s", "CPU s"]
+            rows = [[k, *line] for k, ls in lines.items() for line in ls]
+            print(f"\n== 2. sweep: {healthy:,} due healthy turn timers and 1,000 failing "
+                  f"ones (corrupt state), in the largest database  ({load_text()})")
+            print(table(headers, rows))
+            for k, ls in lines.items():
+                fired_ok = int(ls[0][1]) == healthy and int(ls[0][2]) == 1000
+                once = ls[0][3].startswith("1000/") and all(
+                    line[3].startswith("0/") for line in ls[1:])
+                backoff = ls[1][2] == "0" and ls[2][2] == "1000" and ls[3][2] == "1000"
+                print(f"  {k}: every healthy timer fired in the first sweep: "
+                      f"{verdict(fired_ok)}; each failure logged once (ERROR), then "
+                      f"DEBUG: {verdict(once)}; failing timers back off (none retried "
+                      f"at once, retried after 1 then 2 minutes): {verdict(backoff)}")
+        if want("dispatcher"):
+            rep = Report()
+            backlog, others = (2000, 100) if args.quick else (10_000, 200)
+            res: dict[str, dict[str, float]] = {}
+            per: dict[str, tuple[float, float, str]] = {}
+            small: dict[str, tuple[float, float, str]] = {}
+            big_pending = 5_000 if args.quick else 50_000
+            for b in backends:
+                loc = await fresh(server, tmp, "fair", b)
+                res[b] = await fairness(loc, backlog, others, args.delivery_ms / 1000)
+                loc = await fresh(server, tmp, "pass_small", b)
+                small[b] = await rows_per_pass(loc, 500, 100)
+                loc = await fresh(server, tmp, "pass_big", b)
+                per[b] = await rows_per_pass(loc, big_pending, big_pending // 5)
+                print(f"  dispatcher {b} done", flush=True)
 
-                def cell(b: str, f: Callable[[dict[str, float]], str]) -> str:
-                    return f(res[b]) if b in res else "-"
+            def cell(b: str, f: Callable[[dict[str, float]], str]) -> str:
+                return f(res[b]) if b in res else "-"
 
-                rep.add(f"first notice of {others} other games behind a {backlog:,}-notice "
-                        f"lane: p50 / p99 / max wait",
-                        cell("sqlite", lambda r: f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / "
-                                                 f"{fmt_ms(r['max'])}"),
-                        cell("pg", lambda r: f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / "
+            rep.add(f"first notice of {others} other games behind a {backlog:,}-notice "
+                    f"lane: p50 / p99 / max wait",
+                    cell("sqlite", lambda r: f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / "
                                              f"{fmt_ms(r['max'])}"),
-                        "<= 2 s", verdict(all(r["max"] <= 2 and not r["missing"]
-                                              for r in res.values())))
-                rep.add("  backlog notices delivered meanwhile",
-                        cell("sqlite", lambda r: f"{r['hot_done']:.0f}"),
-                        cell("pg", lambda r: f"{r['hot_done']:.0f}"))
+                    cell("pg", lambda r: f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / "
+                                         f"{fmt_ms(r['max'])}"),
+                    "<= 2 s", verdict(all(r["max"] <= 2 and not r["missing"]
+                                          for r in res.values())))
+            rep.add("  backlog notices delivered meanwhile",
+                    cell("sqlite", lambda r: f"{r['hot_done']:.0f}"),
+                    cell("pg", lambda r: f"{r['hot_done']:.0f}"))
 
-                def pcell(d: dict[str, tuple[float, float, str]], b: str) -> str:
-                    return f"{d[b][0]:,.0f} ({d[b][1]:.0f} ms)" if b in d else "-"
+            def pcell(d: dict[str, tuple[float, float, str]], b: str) -> str:
+                return f"{d[b][0]:,.0f} ({d[b][1]:.0f} ms)" if b in d else "-"
 
-                rep.add("one pass (16 lanes x 8 notices) with 500 pending in 100 lanes",
-                        pcell(small, "sqlite"), pcell(small, "pg"))
-                rep.add(f"one pass with {big_pending:,} pending in {big_pending // 5:,} lanes",
-                        pcell(per, "sqlite"), pcell(per, "pg"),
-                        "flat: not every pending row", verdict(all(
-                            per[b][0] <= 1.5 * small[b][0] for b in per)))
-                rep.notes.append(f"delivery takes {args.delivery_ms} ms a notice; SQLite "
-                                 "column: VM steps of the store's connection during the pass "
-                                 "(SQLite counts no rows); PostgreSQL: rows read from outbox "
-                                 "and lanes (pg_stat_user_tables)")
-                rep.show("3. dispatcher fairness and the cost of a pass")
-            if want("lag"):
-                rep = Report()
-                secs = 10.0 if args.quick else 40.0
-                with_pool = await loop_lag(tmp, True, secs)
-                print("  lag with the pool done", flush=True)
-                threads = await loop_lag(tmp, False, secs)
-                print("  lag with threads done", flush=True)
-                for name, r in (("ComputerPool (processes)", with_pool),
-                                ("no pool (asyncio.to_thread)", threads)):
-                    ok = r["p99"] <= 0.020 and r["max"] <= 0.100 \
-                        if name.startswith("Computer") else None
-                    rep.add(f"{name}: event-loop lag p50 / p99 / max",
-                            f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / {fmt_ms(r['max'])}",
-                            "-", "p99 <= 20 ms, max <= 100 ms" if ok is not None else "",
-                            verdict(ok))
-                    rep.add("  a no-op's wait in the default thread pool p50 / p99 / max",
-                            f"{fmt_ms(r['noop_p50'])} / {fmt_ms(r['noop_p99'])} / "
-                            f"{fmt_ms(r['noop_max'])}")
-                    rep.add("  moves in the run: person / computer (queue full, left to "
-                            "the sweep)", f"{r['human']:.0f} / {r['computer']:.0f} "
-                                          f"({r['busy']:.0f})")
-                rep.notes.append(f"20 games of a person (answering at once) against a strong "
-                                 f"computer, {secs:.0f} s each way, SQLite; a sweep every "
-                                 "second with the fake clock 31 s on (computer turns left to "
-                                 "their timer)")
-                rep.show("4. event-loop lag with strong computers")
-            if want("retention"):
-                rep = Report()
-                n = 60 if args.quick else 300
-                out: dict[str, dict[str, float]] = {}
+            rep.add("one pass (16 lanes x 8 notices) with 500 pending in 100 lanes",
+                    pcell(small, "sqlite"), pcell(small, "pg"))
+            rep.add(f"one pass with {big_pending:,} pending in {big_pending // 5:,} lanes",
+                    pcell(per, "sqlite"), pcell(per, "pg"),
+                    "flat: not every pending row", verdict(all(
+                        per[b][0] <= 1.5 * small[b][0] for b in per)))
+            rep.notes.append(f"delivery takes {args.delivery_ms} ms a notice; SQLite "
+                             "column: VM steps of the store's connection during the pass "
+                             "(SQLite counts no rows); PostgreSQL: rows read from outbox "
+                             "and lanes (pg_stat_user_tables)")
+            rep.show("3. dispatcher fairness and the cost of a pass")
+        if want("lag"):
+            rep = Report()
+            secs = 10.0 if args.quick else 40.0
+            with_pool = await loop_lag(tmp, True, secs)
+            print("  lag with the pool done", flush=True)
+            threads = await loop_lag(tmp, False, secs)
+            print("  lag with threads done", flush=True)
+            for name, r in (("ComputerPool (processes)", with_pool),
+                            ("no pool (asyncio.to_thread)", threads)):
+                ok = r["p99"] <= 0.020 and r["max"] <= 0.100 \
+                    if name.startswith("Computer") else None
+                rep.add(f"{name}: event-loop lag p50 / p99 / max",
+                        f"{fmt_ms(r['p50'])} / {fmt_ms(r['p99'])} / {fmt_ms(r['max'])}",
+                        "-", "p99 <= 20 ms, max <= 100 ms" if ok is not None else "",
+                        verdict(ok))
+                rep.add("  a no-op's wait in the default thread pool p50 / p99 / max",
+                        f"{fmt_ms(r['noop_p50'])} / {fmt_ms(r['noop_p99'])} / "
+                        f"{fmt_ms(r['noop_max'])}")
+                rep.add("  moves in the run: person / computer (queue full, left to "
+                        "the sweep)", f"{r['human']:.0f} / {r['computer']:.0f} "
+                                      f"({r['busy']:.0f})")
+            rep.notes.append(f"20 games of a person (answering at once) against a strong "
+                             f"computer, {secs:.0f} s each way, SQLite; a sweep every "
+                             "second with the fake clock 31 s on (computer turns left to "
+                             "their timer)")
+            rep.show("4. event-loop lag with strong computers")
+        if want("retention"):
+            rep = Report()
+            n = 60 if args.quick else 300
+            out: dict[str, dict[str, float]] = {}
+            for b in backends:
+                loc = await fresh(server, tmp, "retention", b)
+                base = await db_size(loc) if b == "pg" else 0
+                if b == "pg":
+                    m = await Manager.open(loc)
+                    await m.close()
+                    base = await db_size(loc)
+                out[b] = {k: (v - base if k.startswith(("before", "after")) else v)
+                          for k, v in (await retention(loc, n)).items()}
+                print(f"  retention {b} done", flush=True)
+
+            def kib(b: str, k: str) -> str:
+                return f"{out[b][k] / n / 1024:.1f} KiB" if b in out else "-"
+
+            rep.add(f"per finished game ({n} games), notices delivered, not yet pruned",
+                    kib("sqlite", "before"), kib("pg", "before"))
+            rep.add(f"after retention: the sweep {timedelta(days=15).days} days later "
+                    "(prune + incremental vacuum)", kib("sqlite", "after_sweep"),
+                    kib("pg", "after_sweep"), "<= 32 KiB",
+                    verdict(out["sqlite"]["after_sweep"] / n / 1024 <= 32))
+            rep.add("  after further sweeps (each should vacuum up to 2,000 pages); "
+                    "PostgreSQL: after VACUUM", kib("sqlite", "after_sweeps"),
+                    kib("pg", "after_sweeps"))
+            if "sqlite" in out and "after_fixed" in out["sqlite"]:
+                rep.add(f"  with the vacuum stepped to the end (by hand, a check): after "
+                        f"{out['sqlite']['fixed_sweeps']:.0f} sweep(s) of 2,000 pages",
+                        kib("sqlite", "after_fixed"), "-", "<= 32 KiB",
+                        verdict(out["sqlite"]["after_fixed"] / n / 1024 <= 32))
+            rep.add("  after a full VACUUM (SQLite) / VACUUM FULL (PostgreSQL)",
+                    kib("sqlite", "after_vacuum"), kib("pg", "after_vacuum"))
+            rep.notes.append("SQLite: file + WAL after a checkpoint. PostgreSQL: "
+                             "pg_database_size minus an empty calico database; its "
+                             "files keep freed space for reuse until VACUUM FULL")
+            rep.show("5. database size per finished game after retention")
+        if want("leaderboard"):
+            rep = Report()
+            sizes = [(20_000, 10), (200_000, 10), (200_000, 2)]
+            if args.quick:
+                sizes = [(20_000, 10), (200_000, 2)]
+            boards: dict[tuple[int, int, str], dict[str, Any]] = {}
+            for results, per_player in sizes:
                 for b in backends:
-                    loc = await fresh(server, tmp, "retention", b)
-                    base = await db_size(loc) if b == "pg" else 0
-                    if b == "pg":
-                        m = await Manager.open(loc)
-                        await m.close()
-                        base = await db_size(loc)
-                    out[b] = {k: (v - base if k.startswith(("before", "after")) else v)
-                              for k, v in (await retention(loc, n)).items()}
-                    print(f"  retention {b} done", flush=True)
+                    loc = await fresh(server, tmp, f"board{results}_{per_player}", b)
+                    boards[(results, per_player, b)] = await leaderboard(
+                        loc, results, per_player)
+            for results, per_player in sizes:
+                def c(b: str, k1: str, k2: str, key: tuple[int, int] = (results,
+                                                                         per_player)) -> str:
+                    r = boards.get((*key, b))
+                    return "-" if r is None else f"{fmt_ms(r[k1])} / {fmt_ms(r[k2])}"
 
-                def kib(b: str, k: str) -> str:
-                    return f"{out[b][k] / n / 1024:.1f} KiB" if b in out else "-"
+                players = boards[(results, per_player, "sqlite")]["players"]
+                worst = max(boards[(results, per_player, b)]["p50"] for b in backends)
+                rep.add(f"{results:,} results ({players:,} players): p50 / p99",
+                        c("sqlite", "p50", "p99"), c("pg", "p50", "p99"),
+                        "<= 5 ms" if results >= 200_000 else "",
+                        verdict(worst <= 0.005) if results >= 200_000 else "")
+                rep.add("  with an index in the leaderboard's order (prototype)",
+                        c("sqlite", "idx_p50", "idx_p99"), c("pg", "idx_p50", "idx_p99"))
+            last = sizes[-1]
+            for b in backends:
+                r = boards[(*last, b)]
+                rep.notes.append(f"{b} plan: {r['plan']}")
+                rep.notes.append(f"{b} plan with the index: {r['plan2']}")
+            rep.show("6. leaderboard of one server")
 
-                rep.add(f"per finished game ({n} games), notices delivered, not yet pruned",
-                        kib("sqlite", "before"), kib("pg", "before"))
-                rep.add(f"after retention: the sweep {timedelta(days=15).days} days later "
-                        "(prune + incremental vacuum)", kib("sqlite", "after_sweep"),
-                        kib("pg", "after_sweep"), "<= 32 KiB",
-                        verdict(out["sqlite"]["after_sweep"] / n / 1024 <= 32))
-                rep.add("  after further sweeps (each should vacuum up to 2,000 pages); "
-                        "PostgreSQL: after VACUUM", kib("sqlite", "after_sweeps"),
-                        kib("pg", "after_sweeps"))
-                if "sqlite" in out and "after_fixed" in out["sqlite"]:
-                    rep.add(f"  with the vacuum stepped to the end (by hand, a check): after "
-                            f"{out['sqlite']['fixed_sweeps']:.0f} sweep(s) of 2,000 pages",
-                            kib("sqlite", "after_fixed"), "-", "<= 32 KiB",
-                            verdict(out["sqlite"]["after_fixed"] / n / 1024 <= 32))
-                rep.add("  after a full VACUUM (SQLite) / VACUUM FULL (PostgreSQL)",
-                        kib("sqlite", "after_vacuum"), kib("pg", "after_vacuum"))
-                rep.notes.append("SQLite: file + WAL after a checkpoint. PostgreSQL: "
-                                 "pg_database_size minus an empty calico database; its "
-                                 "files keep freed space for reuse until VACUUM FULL")
-                rep.show("5. database size per finished game after retention")
-            if want("leaderboard"):
-                rep = Report()
-                sizes = [(20_000, 10), (200_000, 10), (200_000, 2)]
-                if args.quick:
-                    sizes = [(20_000, 10), (200_000, 2)]
-                boards: dict[tuple[int, int, str], dict[str, Any]] = {}
-                for results, per_player in sizes:
-                    for b in backends:
-                        loc = await fresh(server, tmp, f"board{results}_{per_player}", b)
-                        boards[(results, per_player, b)] = await leaderboard(
-                            loc, results, per_player)
-                for results, per_player in sizes:
-                    def c(b: str, k1: str, k2: str, key: tuple[int, int] = (results,
-                                                                             per_player)) -> str:
-                        r = boards.get((*key, b))
-                        return "-" if r is None else f"{fmt_ms(r[k1])} / {fmt_ms(r[k2])}"
-
-                    players = boards[(results, per_player, "sqlite")]["players"]
-                    worst = max(boards[(results, per_player, b)]["p50"] for b in backends)
-                    rep.add(f"{results:,} results ({players:,} players): p50 / p99",
-                            c("sqlite", "p50", "p99"), c("pg", "p50", "p99"),
-                            "<= 5 ms" if results >= 200_000 else "",
-                            verdict(worst <= 0.005) if results >= 200_000 else "")
-                    rep.add("  with an index in the leaderboard's order (prototype)",
-                            c("sqlite", "idx_p50", "idx_p99"), c("pg", "idx_p50", "idx_p99"))
-                last = sizes[-1]
-                for b in backends:
-                    r = boards[(*last, b)]
-                    rep.notes.append(f"{b} plan: {r['plan']}")
-                    rep.notes.append(f"{b} plan with the index: {r['plan2']}")
-                rep.show("6. leaderboard of one server")
-    finally:
-        if server is not None:
-            server.stop()
 
 
 def main() -> None:
@@ -1162,7 +1109,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.only and "sweep" in args.only and "startup" not in args.only:
         args.only += ",startup"
-    print(f"machine: {machine_line()}", flush=True)
+    print_machine()
     t0 = time.perf_counter()
     c0 = time.process_time()
     asyncio.run(main_async(args))

@@ -53,19 +53,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.benchcommon import (
+from benchmarks.common import (
     PgServer,
+    dispatching,
+    drained,
     load1,
     load_text,
-    machine_line,
+    numbered_game,
     pct,
     peak_rss_mb,
     pg_size,
+    play_random_move,
+    postgres_server,
+    print_machine,
+    sqlite_size,
     table,
 )
-
-__all__ = ["machine_line"]  # kept importable from here (other scripts print the same line)
-
 
 # --------------------------------------------------------------------------- one process
 
@@ -88,41 +91,12 @@ class Job:
 
 async def play_game(m: Any, game: Any, rng: random.Random, gate: asyncio.Semaphore,
                     latencies: array[float], limit: int) -> int:
-    from bot.core.models import GameStatus
-    from engine.rules import legal_moves
-
     g = game
     played = 0
     while g.status.active and (limit == 0 or played < limit):
-        assert g.state is not None
-        if g.status is GameStatus.DRAFT:
-            user = rng.choice(g.drafting_user_ids)
-        else:
-            current = g.current_user_id
-            assert current is not None
-            user = current
-        seat = g.seat_of(user)
-        assert seat is not None
-        move = rng.choice(legal_moves(g.state, seat)).text()
-        async with gate:
-            t0 = time.perf_counter()
-            if g.status is GameStatus.DRAFT:
-                result = await m.choose_goals(g.id, user, g.ply, move[6:].split(","))
-            else:
-                result = await m.play_turn(g.id, user, g.ply, move)
-            latencies.append(time.perf_counter() - t0)
-        g = result.game
+        g = await play_random_move(m, g, rng, gate=gate, latencies=latencies)
         played += 1
     return played
-
-
-async def _pending(m: Any) -> int:
-    return int((await m.store.outbox_stats(int(time.time() * 1000))).pending)
-
-
-async def _drained(m: Any) -> None:
-    while await _pending(m):
-        await asyncio.sleep(0.05)
 
 
 async def _recv(conn: Connection) -> Any:
@@ -131,7 +105,7 @@ async def _recv(conn: Connection) -> Any:
 
 async def child_main(job: Job, conn: Connection) -> None:
     from bot.core.manager import Manager, ManagerConfig
-    from bot.core.models import GameStatus, LobbyOptions, UserRef
+    from bot.core.models import GameStatus
     from bot.core.outbox import NullDelivery
 
     rng = random.Random(job.seed * 7919 + job.index)
@@ -155,65 +129,56 @@ async def child_main(job: Job, conn: Connection) -> None:
     else:
         m = await Manager.open(job.location, config=config, seed_source=lambda: next(seeds))
     delivery = NullDelivery()
-    dispatcher = m.dispatcher(delivery)
-    dispatching = asyncio.create_task(dispatcher.run_forever())
-
-    opts = LobbyOptions(players=2)
     gate = asyncio.Semaphore(job.concurrency)
 
     async def setup_one(i: int) -> Any:
-        host, guest = UserRef(2 * i + 1, f"host{i}"), UserRef(2 * i + 2, f"guest{i}")
         async with gate:
-            g = await m.create_game(host, guild_id=1 + i % GUILDS, channel_id=100 + i % 50,
-                                    options=opts)
-            await m.attach_thread(g.id, 10_000_000 + i, 20_000_000 + i)
-            await m.join(g.id, guest)
-            return await m.start(g.id, host.id)
+            return await numbered_game(m, i, guild_id=1 + i % GUILDS)
 
     async def load_one(game_id: int) -> Any:
         async with gate:
             return await m.get_game(game_id)
 
-    t0 = time.perf_counter()
-    if job.existing:
-        # This process's guilds, its games loaded (and cached) as a running bot would have.
-        ids: list[int] = []
-        for guild in range(1 + job.index, GUILDS + 1, job.processes):
-            ids += await m.store.game_ids(guild_id=guild, active_only=True)
-        started = list(await asyncio.gather(*(load_one(i) for i in ids)))
-        calls = len(ids)
-    else:
-        started = list(await asyncio.gather(*(setup_one(i) for i in mine)))
-        calls = 4 * len(mine)
-    setup = time.perf_counter() - t0
-    await _drained(m)
-    conn.send(("ready", setup, calls))
+    async with dispatching(m, delivery) as dispatcher:
+        t0 = time.perf_counter()
+        if job.existing:
+            # This process's guilds, its games loaded (and cached) as a running bot would have.
+            ids: list[int] = []
+            for guild in range(1 + job.index, GUILDS + 1, job.processes):
+                ids += await m.store.game_ids(guild_id=guild, active_only=True)
+            started = list(await asyncio.gather(*(load_one(i) for i in ids)))
+            calls = len(ids)
+        else:
+            started = list(await asyncio.gather(*(setup_one(i) for i in mine)))
+            calls = 4 * len(mine)
+        setup = time.perf_counter() - t0
+        await drained(m.store)
+        conn.send(("ready", setup, calls))
 
-    if await _recv(conn) != "go":  # building a template: the games are made, nothing else
-        dispatcher.stop()
-        await dispatching
+        go = await _recv(conn) == "go"  # else building a template: the games are made
+        if go:
+            gc.collect()
+            gc.freeze()  # the long-lived objects made so far need no more GC passes
+            latencies: array[float] = array("d")
+            delivered0 = delivery.count
+            c0, t1 = time.process_time(), time.perf_counter()
+            counts = await asyncio.gather(*(
+                play_game(m, g, random.Random(rng.random()), gate, latencies,
+                          job.moves_per_game)
+                for g in started))
+            elapsed, cpu = time.perf_counter() - t1, time.process_time() - c0
+            t_end = time.monotonic()
+            delivered_during = delivery.count - delivered0
+            conn.send(("played", sum(counts), elapsed, cpu, t_end, latencies.tobytes(),
+                       delivered_during))
+
+            t2 = time.perf_counter()
+            await drained(m.store)
+            drain = time.perf_counter() - t2
+    if not go:
         await m.close()
         conn.send(("done", 0.0, delivery.count, 0, None, peak_rss_mb(), dispatcher.passes))
         return
-    gc.collect()
-    gc.freeze()  # the long-lived objects made so far need no more GC passes
-    latencies: array[float] = array("d")
-    delivered0 = delivery.count
-    c0, t1 = time.process_time(), time.perf_counter()
-    counts = await asyncio.gather(*(
-        play_game(m, g, random.Random(rng.random()), gate, latencies, job.moves_per_game)
-        for g in started))
-    elapsed, cpu = time.perf_counter() - t1, time.process_time() - c0
-    t_end = time.monotonic()
-    delivered_during = delivery.count - delivered0
-    conn.send(("played", sum(counts), elapsed, cpu, t_end, latencies.tobytes(),
-               delivered_during))
-
-    t2 = time.perf_counter()
-    await _drained(m)
-    drain = time.perf_counter() - t2
-    dispatcher.stop()
-    await dispatching
     finished = 0
     for g in started:
         finished += (await m.get_game(g.id)).status is GameStatus.OVER
@@ -221,12 +186,11 @@ async def child_main(job: Job, conn: Connection) -> None:
     if job.processes == 1 and not job.location.startswith("postgres"):
         path = Path(job.location)
         await m.store.checkpoint()  # type: ignore[attr-defined]
-        size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+        size = sqlite_size(path)
         # What stays once delivered notices are pruned (the sweep does it after outbox_keep).
         await m.store.prune_outbox(int(time.time() * 1000) + 1)
         await m.store.vacuum()  # type: ignore[attr-defined]
-        kept = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
-        sizes = (size, kept)
+        sizes = (size, sqlite_size(path))
     await m.close()
     conn.send(("done", drain, delivery.count, finished, sizes, peak_rss_mb(),
                dispatcher.passes))
@@ -440,7 +404,7 @@ async def _new_pg_db(server: PgServer, async_commit: bool) -> str:
 
 
 def single(args: argparse.Namespace) -> None:
-    print(f"machine: {machine_line()}", flush=True)
+    print_machine()
     db: str | None = args.db
     if db is None or not db.startswith("postgres"):
         if args.processes != 1:
@@ -472,7 +436,7 @@ def single(args: argparse.Namespace) -> None:
 
 def matrix(args: argparse.Namespace) -> None:
     """SQLite and PostgreSQL with 1, 2 and 4 processes, at two sizes, in one table."""
-    print(f"machine: {machine_line()}", flush=True)
+    print_machine()
     if args.quick:
         sizes = [(200, 0), (2000, 4)]
     else:
@@ -485,61 +449,51 @@ def matrix(args: argparse.Namespace) -> None:
           "by the benchmark processes + the PostgreSQL server (2 cores: at most 2 per wall "
           "second, shared with whatever else runs)", flush=True)
     results: list[RunResult] = []
-    server: PgServer | None
-    try:
-        server = PgServer.start()
-    except (RuntimeError, OSError) as e:
-        print(f"PostgreSQL: not measured ({e})")
-        server = None
-    try:
-        with tempfile.TemporaryDirectory(prefix="calico-bench-") as tmp:
-            for games, per in sizes:
-                # (label, processes, synchronous_commit off, store)
-                plan: list[tuple[str, int, bool, str]] = [("SQLite", 1, False, "as is")]
-                template = None
-                if server is not None:
-                    plan += [("PostgreSQL", n, False, "as is") for n in (1, 2, 4)]
-                    if games == sizes[-1][0] and args.async_commit:
-                        plan.append(("PostgreSQL sync_commit=off", 2, True, "as is"))
-                    if games == sizes[-1][0] and not args.no_prototype:
-                        plan.append(("PostgreSQL prototype store", 2, False, "fast"))
-                    template = asyncio.run(server.new_database("calico_tpl"))
-                    t0 = time.perf_counter()
-                    base = min(games, 1000)
-                    run_once(template, "template", base, 2, per, args.concurrency, args.seed,
-                             None, build=True)
-                    if games > base:
-                        asyncio.run(replicate_pg(template, base, games // base))
-                    print(f"  template of {games:,} started games built in "
-                          f"{time.perf_counter() - t0:.0f} s ({base:,} through the manager, "
-                          f"the rest copied)", flush=True)
-                for label, procs, async_commit, store in plan:
-                    if label == "SQLite":
-                        location = str(Path(tmp) / f"bench-{games}.db")
+    with postgres_server() as server, tempfile.TemporaryDirectory(prefix="calico-bench-") as tmp:
+        for games, per in sizes:
+            # (label, processes, synchronous_commit off, store)
+            plan: list[tuple[str, int, bool, str]] = [("SQLite", 1, False, "as is")]
+            template = None
+            if server is not None:
+                plan += [("PostgreSQL", n, False, "as is") for n in (1, 2, 4)]
+                if games == sizes[-1][0] and args.async_commit:
+                    plan.append(("PostgreSQL sync_commit=off", 2, True, "as is"))
+                if games == sizes[-1][0] and not args.no_prototype:
+                    plan.append(("PostgreSQL prototype store", 2, False, "fast"))
+                template = asyncio.run(server.new_database("calico_tpl"))
+                t0 = time.perf_counter()
+                base = min(games, 1000)
+                run_once(template, "template", base, 2, per, args.concurrency, args.seed,
+                         None, build=True)
+                if games > base:
+                    asyncio.run(replicate_pg(template, base, games // base))
+                print(f"  template of {games:,} started games built in "
+                      f"{time.perf_counter() - t0:.0f} s ({base:,} through the manager, "
+                      f"the rest copied)", flush=True)
+            for label, procs, async_commit, store in plan:
+                if label == "SQLite":
+                    location = str(Path(tmp) / f"bench-{games}.db")
+                else:
+                    assert server is not None and template is not None
+                    location = asyncio.run(server.clone(
+                        template, synchronous_commit=not async_commit))
+                try:
+                    res = run_once(location, label, games, procs, per, args.concurrency,
+                                   args.seed, server if label != "SQLite" else None,
+                                   existing=label != "SQLite", store=store)
+                except RuntimeError as e:
+                    print(f"{label} x{procs}, {games} games: failed: {e}", flush=True)
+                    continue
+                finally:
+                    if label != "SQLite" and server is not None:
+                        asyncio.run(server.drop_database(location))
                     else:
-                        assert server is not None and template is not None
-                        location = asyncio.run(server.clone(
-                            template, synchronous_commit=not async_commit))
-                    try:
-                        res = run_once(location, label, games, procs, per, args.concurrency,
-                                       args.seed, server if label != "SQLite" else None,
-                                       existing=label != "SQLite", store=store)
-                    except RuntimeError as e:
-                        print(f"{label} x{procs}, {games} games: failed: {e}", flush=True)
-                        continue
-                    finally:
-                        if label != "SQLite" and server is not None:
-                            asyncio.run(server.drop_database(location))
-                        else:
-                            for p in Path(tmp).glob(f"bench-{games}.db*"):
-                                p.unlink()
-                    results.append(res)
-                    print("  " + " | ".join(str(c) for c in row(res)), flush=True)
-                if template is not None and server is not None:
-                    asyncio.run(server.drop_database(template))
-    finally:
-        if server is not None:
-            server.stop()
+                        for p in Path(tmp).glob(f"bench-{games}.db*"):
+                            p.unlink()
+                results.append(res)
+                print("  " + " | ".join(str(c) for c in row(res)), flush=True)
+            if template is not None and server is not None:
+                asyncio.run(server.drop_database(template))
     print()
     print(table(HEADERS, [row(r) for r in results]))
     print(f"\nafter the runs: {load_text()}")

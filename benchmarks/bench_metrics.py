@@ -13,8 +13,6 @@ percent.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -22,17 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import print_machine
 from bot.ops.logs import log_context
 from bot.ops.metrics import Metrics, Outcome
 
 KINDS = [f"button:{name}" for name in ("cell", "tile", "take", "goal", "confirm", "undo")] + [
     f"slash:{name}" for name in ("play", "new", "join", "stats", "hand", "board")]
 OUTCOMES: list[Outcome] = ["ok"] * 7 + ["refused", "error", "deferred"]
-
-
-def machine() -> str:
-    return (f"{platform.machine()} · {os.cpu_count()} CPUs · {platform.processor() or '?'} · "
-            f"Python {platform.python_version()} · {platform.system()} {platform.release()}")
 
 
 def per_call(fn: Callable[[int], None], n: int, repeats: int = 15) -> float:
@@ -84,7 +78,7 @@ def main() -> None:
 
     record(1000)  # resolve every label child before timing
     base = per_call(bare, n)
-    print(f"machine: {machine()}")
+    print_machine()
     print(f"{n} observations per run, best of 15, the bare loop ({base:.0f} ns) subtracted")
     for name, fn in (("record_interaction", record), ("with metrics.interaction()", block),
                      ("record_discord_error", error), ("log_context block", context)):

@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import random
 import sqlite3
 import statistics
@@ -28,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.benchcommon import cpu_model
+from benchmarks.common import atimed_calls, pct, print_machine, timed_calls
 from bot.core import progress
 from bot.core.manager import Manager
 from bot.core.models import UserRef
@@ -45,38 +43,10 @@ USERS = 20_000
 LEVELS = ("easy", "normal", "strong")
 
 
-def machine() -> str:
-    cpu = cpu_model()
-    one, five, fifteen = os.getloadavg()
-    return (f"{platform.system()} {platform.release()} | {cpu} | {os.cpu_count()} CPUs | "
-            f"Python {platform.python_version()} | load average {one:.2f} {five:.2f} "
-            f"{fifteen:.2f}")
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
-    out = []
-    result = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        result = fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out, result
-
-
-async def atimed(fn: Callable[[], Awaitable[Any]], repeat: int) -> tuple[list[float], Any]:
-    out = []
-    result = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        result = await fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out, result
-
-
-def summary(ms: list[float]) -> str:
-    ms = sorted(ms)
-    p90 = ms[min(len(ms) - 1, int(len(ms) * 0.9))]
-    return f"median {statistics.median(ms):.2f} ms, p90 {p90:.2f} ms, max {ms[-1]:.2f} ms"
+def summary(seconds: list[float]) -> str:
+    ms = [s * 1000 for s in seconds]
+    return (f"median {statistics.median(ms):.2f} ms, p90 {pct(ms, 0.9):.2f} ms, "
+            f"max {max(ms):.2f} ms")
 
 
 # --------------------------------------------------------------------------- pictures
@@ -88,15 +58,15 @@ def bench_pictures(repeat: int) -> None:
     views = replay_views(catalog, record)
     names = ["Marguerite", "Zbigniew", "Amélie", "Tomasz"]
     cpu0 = time.process_time()
-    ms, gif = timed(lambda: render_replay(views, names), max(3, repeat // 4))
+    times, gif = timed_calls(lambda: render_replay(views, names), max(3, repeat // 4))
     cpu = (time.process_time() - cpu0) / max(3, repeat // 4) * 1000
-    print(f"replay GIF, 4 players ({frame_count(4)} frames): {summary(ms)} "
+    print(f"replay GIF, 4 players ({frame_count(4)} frames): {summary(times)} "
           f"(CPU {cpu:.0f} ms a GIF), {len(gif) / 1024:.0f} KB "
           f"(targets: <= 1500 ms, <= 8192 KB)")
     chart = catalog.achievements
     earned = {"scenario-1", "scenario-4", "normal-65", "normal-no-cats", "restriction-no-hand"}
-    ms, png = timed(lambda: render_achievements(chart, earned, name="Marguerite"), repeat)
-    print(f"achievements image: {summary(ms)}, {len(png) / 1024:.0f} KB")
+    times, png = timed_calls(lambda: render_achievements(chart, earned, name="Marguerite"), repeat)
+    print(f"achievements image: {summary(times)}, {len(png) / 1024:.0f} KB")
 
 
 # --------------------------------------------------------------------------- ratings
@@ -110,8 +80,9 @@ def bench_rating_maths(repeat: int) -> None:
     entries = four_players()
     before: dict[str, RatingRow | None] = {
         p: RatingRow(0, p, 25 + i, 6.0, 7.0 + i, 10, 0) for i, (p, _) in enumerate(entries)}
-    ms, _ = timed(lambda: [progress.rate(entries, before, s, 0) for s in (5, 0)], repeat * 10)
-    print(f"rating update maths (OpenSkill Plackett-Luce, 4 players, 2 scopes): {summary(ms)}")
+    times, _ = timed_calls(lambda: [progress.rate(entries, before, s, 0) for s in (5, 0)],
+                           repeat * 10)
+    print(f"rating update maths (OpenSkill Plackett-Luce, 4 players, 2 scopes): {summary(times)}")
 
 
 async def bench_rating_commit(m: Manager, repeat: int) -> None:
@@ -138,8 +109,8 @@ async def bench_rating_commit(m: Manager, repeat: int) -> None:
         version += 1
 
     await commit()  # rows exist from here on
-    ms, _ = await atimed(commit, repeat * 5)
-    print(f"rating update in a commit (SQLite, 8 rating rows): {summary(ms)}")
+    times, _ = await atimed_calls(commit, repeat * 5)
+    print(f"rating update in a commit (SQLite, 8 rating rows): {summary(times)}")
 
 
 # --------------------------------------------------------------------------- big database
@@ -225,8 +196,8 @@ async def bench_queries(path: Path, repeat: int) -> None:
         ]
         for name, fn in tests:
             await fn()
-            ms, _ = await atimed(fn, repeat)
-            print(f"{name}: {summary(ms)}")
+            times, _ = await atimed_calls(fn, repeat)
+            print(f"{name}: {summary(times)}")
         await bench_rating_commit(m, repeat)
     finally:
         await m.close()
@@ -237,7 +208,7 @@ async def main() -> None:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=40)
     args = parser.parse_args()
-    print(machine())
+    print_machine()
     bench_pictures(args.repeat)
     bench_rating_maths(args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
@@ -250,7 +221,7 @@ async def main() -> None:
               f"{counts['ratings']:,} rating rows, {counts['totals']:,} totals rows, "
               f"{path.stat().st_size / 1e6:.0f} MB, built in {time.perf_counter() - t:.1f} s")
         await bench_queries(path, args.repeat)
-    print(machine())
+    print_machine()
 
 
 if __name__ == "__main__":

@@ -9,8 +9,6 @@ of a 4-player game <= 1.5 s and <= 8 MB (Discord's attachment limit).
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
 import time
@@ -19,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.benchcommon import cpu_model
+from benchmarks.common import print_machine
 from data import load_catalog
 from engine.config import GameOptions
 from engine.serialize import replay_views
@@ -40,16 +38,6 @@ BUDGET_MS = {"quilt": 15.0, "table": 60.0}
 BUDGET_BYTES = 300 * 1024
 REPLAY_BUDGET_MS = 1500.0
 REPLAY_BUDGET_BYTES = 8 * 1024 * 1024
-
-
-def machine() -> str:
-    cpu = cpu_model()
-    load = ""
-    if hasattr(os, "getloadavg"):
-        one, five, fifteen = os.getloadavg()
-        load = f" | load average {one:.2f} {five:.2f} {fifteen:.2f}"
-    return (f"{platform.system()} {platform.release()} | {cpu} | {os.cpu_count()} CPUs | "
-            f"Python {platform.python_version()} | Pillow {__import__('PIL').__version__}{load}")
 
 
 def measure(fn: Callable[[], bytes], repeat: int) -> tuple[float, float, float, int]:
@@ -74,7 +62,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=100)
     parser.add_argument("--replay-repeat", type=int, default=10)
     args = parser.parse_args()
-    print(machine())
+    print_machine()
     catalog = load_catalog()
     chart = catalog.achievements
     some = {a.id for a in chart.enabled[::2]}

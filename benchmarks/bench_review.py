@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -41,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import Stopwatch, lag_monitor, load_text, pct, print_machine
 from data import load_catalog
 from engine.ai import make_player
 from engine.ai.hints import hints
@@ -56,32 +55,6 @@ from engine.views import private_view
 
 CATALOG = load_catalog()
 BENCH_USER = 1001
-
-
-def machine_line() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        a, b, c = os.getloadavg()
-        load = f"load average {a:.2f} {b:.2f} {c:.2f}"
-    except OSError:
-        load = "load ?"
-    return (f"{platform.system()} {platform.release()} {platform.machine()}, "
-            f"{os.cpu_count()} CPUs ({cpu}), {load}; Python {platform.python_version()} "
-            f"({platform.python_implementation()})")
-
-
-def load() -> str:
-    try:
-        return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        return "load ?"
 
 
 def played_game(players: int, seed: int) -> tuple[GameOptions, list[Move]]:
@@ -107,12 +80,11 @@ def bench_reviews(games: int, samples: int, depth: int | None) -> None:
             seed = 100 + g
             options, moves = played_game(players, seed)
             record = game_record(options, seed, moves)
-            t0, c0 = time.perf_counter(), time.process_time()
-            r = review_record(record, 0, samples=samples, depth=depth, catalog=CATALOG)
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            print(f"  {players}-player game seed {seed}: {wall:.2f} s wall, {cpu:.2f} s CPU "
-                  f"({len(r.turns)} turns; accuracy {r.accuracy}, loss {r.total_loss}, "
-                  f"final {r.final_score}) [{load()}]", flush=True)
+            with Stopwatch() as sw:
+                r = review_record(record, 0, samples=samples, depth=depth, catalog=CATALOG)
+            print(f"  {players}-player game seed {seed}: {sw.wall:.2f} s wall, "
+                  f"{sw.cpu:.2f} s CPU ({len(r.turns)} turns; accuracy {r.accuracy}, "
+                  f"loss {r.total_loss}, final {r.final_score}) [{load_text()}]", flush=True)
 
 
 def bench_hints(seed: int) -> None:
@@ -127,11 +99,9 @@ def bench_hints(seed: int) -> None:
             times.append(time.perf_counter() - t0)
             assert got
         state, _ = apply(state, move)
-    times.sort()
-    p90 = times[int(0.9 * (len(times) - 1))]
     print(f"hints at every turn of a 2-player game ({len(times)} turns): median "
-          f"{statistics.median(times):.2f} s, p90 {p90:.2f} s, max {times[-1]:.2f} s "
-          f"[{load()}]")
+          f"{statistics.median(times):.2f} s, p90 {pct(times, 0.9, 'below'):.2f} s, max "
+          f"{max(times):.2f} s [{load_text()}]")
 
 
 # --------------------------------------------------------------------------- the bot's path
@@ -153,7 +123,7 @@ async def bench_bot_path(games: int, samples: int) -> None:
             t0 = time.perf_counter()
             await asyncio.gather(service.lane.warm_up(), computers.warm_up())
             print(f"  worker processes started in {time.perf_counter() - t0:.2f} s "
-                  f"[{load()}]", flush=True)
+                  f"[{load_text()}]", flush=True)
             for g_no in range(games):
                 user = UserRef(BENCH_USER, "Bench")
                 g = await manager.create_game(user, 1, 1, LobbyOptions(players=1), start=True)
@@ -172,11 +142,10 @@ async def bench_bot_path(games: int, samples: int) -> None:
                     hint_times.append(time.perf_counter() - t0)
                     assert got.hints  # the last turn may offer fewer than three
                     g = (await manager.play_turn(g.id, BENCH_USER, g.ply, move.text())).game
-                hint_times.sort()
                 print(f"  hints at each of the game's {len(hint_times)} turns: median "
                       f"{statistics.median(hint_times):.2f} s, p90 "
-                      f"{hint_times[int(0.9 * (len(hint_times) - 1))]:.2f} s, max "
-                      f"{hint_times[-1]:.2f} s [{load()}]", flush=True)
+                      f"{pct(hint_times, 0.9, 'below'):.2f} s, max "
+                      f"{max(hint_times):.2f} s [{load_text()}]", flush=True)
                 lag = await _timed_review(service, g.id)
                 print(lag, flush=True)
                 t0 = time.perf_counter()
@@ -194,23 +163,14 @@ async def _timed_review(service: object, game_id: int) -> str:
     from bot.core.review import ReviewService
 
     assert isinstance(service, ReviewService)
-    loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     delays: list[float] = []
-
-    async def ticker() -> None:
-        while not stop.is_set():
-            before = loop.time()
-            await asyncio.sleep(0.01)
-            delays.append(loop.time() - before - 0.01)
-
-    ticking = asyncio.create_task(ticker())
+    ticking = asyncio.create_task(lag_monitor(delays, stop))
     t0 = time.perf_counter()
     outcome = await service.review(game_id, BENCH_USER)
     wall = time.perf_counter() - t0
     stop.set()
     await ticking
-    delays.sort()
     r = outcome.review
     cpu = outcome.cpu or 0.0
     return (f"  review of the solo game ({len(r.turns)} turns and the goal draft): "
@@ -218,8 +178,8 @@ async def _timed_review(service: object, game_id: int) -> str:
             f"(accuracy {r.accuracy}, loss {r.total_loss}, final {r.final_score}); event loop "
             f"meanwhile: {len(delays)} ticks of 10 ms, delay median "
             f"{statistics.median(delays) * 1000:.1f} ms, p99 "
-            f"{delays[int(0.99 * (len(delays) - 1))] * 1000:.1f} ms, worst "
-            f"{delays[-1] * 1000:.1f} ms [{load()}]")
+            f"{pct(delays, 0.99, 'below') * 1000:.1f} ms, worst "
+            f"{max(delays) * 1000:.1f} ms [{load_text()}]")
 
 
 # --------------------------------------------------------------------------- calibration
@@ -293,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.calibrate:
         sys.stdout.write(calibrate(args.calibrate, args.workers))
         return
-    print(machine_line())
+    print_machine()
     if not args.only_bot:
         bench_reviews(args.games, args.samples, args.depth or None)
         bench_hints(7)

@@ -49,10 +49,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.benchcommon import load_text, machine_line, rss_mb, table
-
-ROOT = Path(__file__).resolve().parents[1]
-
+from benchmarks.common import (
+    ROOT,
+    cancel,
+    dispatching,
+    load_text,
+    play_random_move,
+    print_machine,
+    rss_mb,
+    table,
+    two_player_game,
+)
 
 # --------------------------------------------------------------------------- memory probe
 
@@ -229,14 +236,28 @@ def thread_count() -> int:
     return threading.active_count()
 
 
+def cached_games(manager: Any) -> int:
+    """Games the manager holds in its cache."""
+    # Needs a public count from the core (Manager.cached_games(), or the kernel's cache
+    # statistics once bot/core/manager.py is split): until then its private cache is read.
+    return len(manager._cache)  # noqa: SLF001
+
+
+def view_store_size(client: Any) -> int:
+    """Messages (and the message-less entry) with views in discord.py's view store."""
+    # discord.py 2.7 has no public size of its view store (``persistent_views`` lists only
+    # the persistent ones): a public CalicoBot method counting them would replace this.
+    return len(client._connection._view_store._views)  # noqa: SLF001
+
+
 # --------------------------------------------------------------------------- manager mode
 
 
 async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
-    from bot.adapter.delivery import LocaleSource, NoticeRenderer
+    from bot.adapter.delivery import NoticeRenderer
+    from bot.adapter.locales import LocaleSource
     from bot.core.manager import Manager
-    from bot.core.models import GameStatus, LobbyOptions, Notice, UserRef
-    from engine.rules import legal_moves
+    from bot.core.models import Notice, UserRef
 
     tmp = tempfile.mkdtemp(prefix="calico-soak-")
     m = await Manager.open(Path(tmp) / "soak.db")
@@ -253,8 +274,6 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
             if out is not None:
                 built["bytes"] += sum(len(data) for _, data in out.files)
 
-    dispatcher = m.dispatcher(RenderDelivery())
-    running = asyncio.create_task(dispatcher.run_forever())
     stop = asyncio.Event()
     moves = [0]
     games = [0]
@@ -265,25 +284,11 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
         while not stop.is_set():
             n += 1
             base = 1000 * k + 2 * n
-            host, guest = UserRef(base + 1, f"h{k}"), UserRef(base + 2, f"g{k}")
-            g = await m.create_game(host, guild_id=1, channel_id=2,
-                                    options=LobbyOptions(players=2))
-            await m.attach_thread(g.id, 10**9 + g.id, 2 * 10**9 + g.id)
-            await m.join(g.id, guest)
-            g = await m.start(g.id, host.id)
+            g = await two_player_game(m, UserRef(base + 1, f"h{k}"), UserRef(base + 2, f"g{k}"),
+                                      guild_id=1, channel_id=2)
             while g.status.active and not stop.is_set():
                 await asyncio.sleep(rng.uniform(0, 2 * args.think))
-                if g.status is GameStatus.DRAFT:
-                    user = rng.choice(g.drafting_user_ids)
-                else:
-                    user = g.current_user_id or 0
-                seat = g.seat_of(user)
-                assert seat is not None and g.state is not None
-                mv = rng.choice(legal_moves(g.state, seat)).text()
-                if g.status is GameStatus.DRAFT:
-                    g = (await m.choose_goals(g.id, user, g.ply, mv[6:].split(","))).game
-                else:
-                    g = (await m.play_turn(g.id, user, g.ply, mv)).game
+                g = await play_random_move(m, g, rng)
                 moves[0] += 1
             games[0] += 1
 
@@ -303,7 +308,7 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
     def counters() -> dict[str, Any]:
         c: dict[str, Any] = {"moves": moves[0], "games": games[0],
                              "notices": sum(v for k, v in built.items() if k != "bytes"),
-                             "cached games": len(m._cache), "fonts": font_count(),
+                             "cached games": cached_games(m), "fonts": font_count(),
                              "threads": thread_count()}
         n, mb = pil_images()
         c["images (MB)"] = f"{n} ({mb:.0f})"
@@ -312,18 +317,16 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
         c["errors"] = sum(errors.values())
         return c
 
-    tasks = [asyncio.create_task(guarded(k)) for k in range(args.games)]
     try:
-        result = await watch(args, probe, counters)
+        async with dispatching(m, RenderDelivery()):
+            tasks = [asyncio.create_task(guarded(k)) for k in range(args.games)]
+            try:
+                return await watch(args, probe, counters)
+            finally:
+                stop.set()
+                await cancel(tasks)
     finally:
-        stop.set()
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        dispatcher.stop()
-        await running
         await m.close()
-    return result
 
 
 # --------------------------------------------------------------------------- watching
@@ -509,9 +512,8 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
     tmp = Path(tempfile.mkdtemp(prefix="calico-soak-"))
     env = DiscordEnv(interaction_deadline=30.0)
     _add_players(env, args.games)
-    await env.start()
     stop = asyncio.Event()
-    try:
+    async with env:
         client = await env.start_client(bot_factory(tmp / "soak.sqlite3", args.render_threads),
                                         timeout=30)
         manager = client.manager
@@ -527,15 +529,11 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
                 "fake: messages": len(env.state.messages),
                 "fake: requests": len(env.state.requests),
                 "bot: msg cache": len(client.cached_messages),
-                "bot: view store": len(client._connection._view_store._views),
+                "bot: view store": view_store_size(client),
                 "errors": sum(p.errors.values())})
         finally:
             stop.set()
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
-        await env.close()
+            await cancel(tasks)
 
 
 # -- remote: the bot in its own process
@@ -565,13 +563,15 @@ async def child_bot(db: str, report: str, trace: bool, render_threads: int = 0,
         out.flush()
 
     def counters() -> dict[str, Any]:
-        conn = bot._connection
-        mgr = bot._manager
+        try:
+            games = cached_games(bot.manager)
+        except RuntimeError:  # the manager opens in setup_hook
+            games = 0
         return {"bot: msg cache": len(bot.cached_messages),
-                "bot: view store": len(conn._view_store._views),
-                "bot: cached games": 0 if mgr is None else len(mgr._cache),
-                "bot: Discord threads": sum(len(g._threads) for g in bot.guilds),
-                "bot: DM channels": len(conn._private_channels),
+                "bot: view store": view_store_size(bot),
+                "bot: cached games": games,
+                "bot: Discord threads": sum(len(g.threads) for g in bot.guilds),
+                "bot: DM channels": len(bot.private_channels),
                 "bot: fonts": font_count(), "bot: OS threads": thread_count(),
                 "bot: images (MB)": "{} ({:.0f})".format(*pil_images()),
                 **({"bot: trim MB": round(malloc_trim(), 1)} if trim else {})}
@@ -604,15 +604,21 @@ async def child_bot(db: str, report: str, trace: bool, render_threads: int = 0,
 
 
 async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
-    from bot.core.manager import Manager
     from tests.fakediscord import DiscordEnv
+
+    env = DiscordEnv(interaction_deadline=30.0)
+    _add_players(env, args.games)
+    async with env:
+        return await _remote_bot(args, probe, env)
+
+
+async def _remote_bot(args: argparse.Namespace, probe: Probe, env: Any) -> dict[str, Any]:
+    """The bot process started against ``env``, the players clicking, the bot watched."""
+    from bot.core.manager import Manager
 
     tmp = Path(tempfile.mkdtemp(prefix="calico-soak-"))
     db = tmp / "soak.sqlite3"
     report = tmp / "report.jsonl"
-    env = DiscordEnv(interaction_deadline=30.0)
-    _add_players(env, args.games)
-    await env.start()
     child_env = {**os.environ, **env.remote_environ()}
     if args.malloc_arena_max:
         child_env["MALLOC_ARENA_MAX"] = str(args.malloc_arena_max)
@@ -673,7 +679,7 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
         def bot_sample() -> tuple[float, float, float]:
             # The bot's RSS from /proc (its own process), not ours.
             assert proc.pid is not None
-            rss = _proc_rss(proc.pid)
+            rss = rss_mb(proc.pid)
             traced = float(remote.last.get("traced", float("nan")))
             s = (time.monotonic() - probe.t0, rss, traced)
             probe.samples.append(s)
@@ -697,7 +703,7 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
             done = [i for i in pending if i["kind"] == "snap"]
             growth = [i for i in pending if i["kind"] == "growth"]
             pending.clear()
-            return {"label": label, "rss": _proc_rss(proc.pid),
+            return {"label": label, "rss": rss_mb(proc.pid),
                     "snap": done[-1] if done else None, "growth": growth}
 
         tasks = [asyncio.create_task(play_slot(p, k, stop)) for k in range(args.games)]
@@ -706,9 +712,7 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
         finally:
             probe.sample = original_sample  # type: ignore[method-assign]
             stop.set()
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel(tasks)
             await reader.close()
         result["fake_messages"] = len(env.state.messages)
         return result
@@ -719,22 +723,11 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
                 await asyncio.wait_for(proc.wait(), 30)
             except TimeoutError:
                 proc.kill()
-        await env.close()
 
 
 def _synced(env: Any) -> list[dict[str, Any]]:
     """The commands the bot synced to the fake (global ones)."""
     return list(env.state.global_commands.values())
-
-
-def _proc_rss(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 # --------------------------------------------------------------------------- main
@@ -814,7 +807,7 @@ def main() -> None:
         return
     if args.quick:
         args.minutes, args.games, args.every = 1.0, 10, 10.0
-    print(f"machine: {machine_line()}", flush=True)
+    print_machine()
     print(f"mode {args.mode}: {args.games} games at a time for {args.minutes:g} min"
           + (", tracemalloc on" if args.trace else "")
           + (f", pictures in {args.render_threads} render thread(s)"

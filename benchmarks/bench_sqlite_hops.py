@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import sqlite3
 import statistics
 import sys
@@ -33,7 +32,7 @@ import aiosqlite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.benchcommon import cpu_model
+from benchmarks.common import Stopwatch, pct, print_machine
 
 SCHEMA = """
 CREATE TABLE g (id INTEGER PRIMARY KEY, version INTEGER, state TEXT);
@@ -68,14 +67,6 @@ def connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA synchronous = NORMAL")
     return conn
-
-
-def machine() -> str:
-    cpu = cpu_model()
-    load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs ({cpu}), {load}; "
-            f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, aiosqlite "
-            f"{getattr(aiosqlite, '__version__', '?')}")
 
 
 async def run_executor(path: str, n: int) -> list[float]:
@@ -138,25 +129,22 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="transactions per way")
     args = parser.parse_args()
-    print(machine())
+    print_machine()
     print(f"{args.n} transactions of {len(statements(0)) + 2} statements each\n")
     print(f"{'way':<20} {'median µs':>10} {'p99 µs':>9} {'tx/s wall':>10} {'CPU s':>7}")
     with tempfile.TemporaryDirectory() as folder:
         for name, way in (("executor", run_executor), ("aiosqlite-private", run_private),
                           ("aiosqlite-public", run_public)):
             path = fresh(folder, name)
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            times = await way(path, args.n)
-            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            with Stopwatch() as sw:
+                times = await way(path, args.n)
             if times is None:
                 print(f"{name:<20} (not available in this aiosqlite)")
                 continue
-            times.sort()
-            p99 = times[int(len(times) * 0.99) - 1]
+            p99 = pct(times, 0.99, "below")
             print(f"{name:<20} {statistics.median(times) * 1e6:>10.0f} {p99 * 1e6:>9.0f} "
-                  f"{args.n / wall:>10.0f} {cpu:>7.2f}")
+                  f"{args.n / sw.wall:>10.0f} {sw.cpu:>7.2f}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     asyncio.run(main())

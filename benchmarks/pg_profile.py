@@ -33,7 +33,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
 
-from benchmarks.benchcommon import PgServer, load_text, machine_line, pct, table
+from benchmarks.common import (
+    PgServer,
+    dispatching,
+    drained,
+    load_text,
+    pct,
+    play_random_move,
+    print_machine,
+    table,
+    two_player_game,
+)
 
 OP: contextvars.ContextVar[str] = contextvars.ContextVar("op", default="other")
 TRIPS: Counter[str] = Counter()
@@ -64,17 +74,20 @@ POOL_WAIT = [0.0]
 
 
 def _instrument_pool() -> None:
-    """Time spent waiting for a free pooled connection (and connecting a new one)."""
-    original = asyncpg.pool.Pool._acquire
+    """Time spent waiting for a free pooled connection (and connecting a new one): the entry
+    of ``async with pool.acquire()``, the only way the store and the pool's own
+    ``execute``/``fetch`` take a connection."""
+    context = asyncpg.pool.PoolAcquireContext
+    original = context.__aenter__
 
-    async def timed(self: Any, timeout: Any) -> Any:
+    async def timed(self: Any) -> Any:
         t0 = time.perf_counter()
         try:
-            return await original(self, timeout)
+            return await original(self)
         finally:
             POOL_WAIT[0] += time.perf_counter() - t0
 
-    asyncpg.pool.Pool._acquire = timed  # type: ignore[method-assign]
+    context.__aenter__ = timed  # type: ignore[method-assign]
 
 
 STORE_OPS = ("commit", "create_game", "load_game", "game_version", "claim_lanes",
@@ -119,9 +132,8 @@ async def _open(variant: str, url: str) -> Any:
 async def drive(variant: str, url: str, server: PgServer, games: int, moves: int,
                 profile: bool) -> dict[str, Any]:
     from bot.core.manager import Manager, ManagerConfig
-    from bot.core.models import GameStatus, LobbyOptions, UserRef
+    from bot.core.models import UserRef
     from bot.core.outbox import NullDelivery
-    from engine.rules import legal_moves
 
     store = await _open(variant, url)
     _label(store)
@@ -129,22 +141,27 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
     m = Manager(store, config=ManagerConfig(cache_size=games + 16),
                 seed_source=lambda: next(seeds))
     delivery = NullDelivery()
-    dispatcher = m.dispatcher(delivery)
-    task = asyncio.create_task(dispatcher.run_forever())
     gate = asyncio.Semaphore(8)
-    opts = LobbyOptions(players=2)
 
     async def setup(i: int) -> Any:
         async with gate:
-            g = await m.create_game(UserRef(2 * i + 1, f"h{i}"), guild_id=1, channel_id=2,
-                                    options=opts)
-            await m.attach_thread(g.id, 10**7 + i, None)
-            await m.join(g.id, UserRef(2 * i + 2, f"g{i}"))
-            return await m.start(g.id, 2 * i + 1)
+            return await two_player_game(m, UserRef(2 * i + 1, f"h{i}"),
+                                         UserRef(2 * i + 2, f"g{i}"), guild_id=1,
+                                         channel_id=2, thread_id=10**7 + i)
 
-    started = await asyncio.gather(*(setup(i) for i in range(games)))
-    while (await store.outbox_stats(0)).pending:
-        await asyncio.sleep(0.05)
+    async with dispatching(m, delivery):
+        started = await asyncio.gather(*(setup(i) for i in range(games)))
+        await drained(store, lambda: 0)
+        out = await _timed_play(m, server, store, started, gate, delivery, moves, profile)
+    await m.close()
+    out["variant"] = variant
+    return out
+
+
+async def _timed_play(m: Any, server: PgServer, store: Any, started: list[Any],
+                      gate: asyncio.Semaphore, delivery: Any, moves: int, profile: bool
+                      ) -> dict[str, Any]:
+    """The moves of ``started`` games, timed, with their round trips counted."""
     TRIPS.clear()
     CALLS.clear()
     SQL.clear()
@@ -156,18 +173,7 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
         for _ in range(moves):
             if not g.status.active:
                 return
-            user = r.choice(g.drafting_user_ids) if g.status is GameStatus.DRAFT \
-                else g.current_user_id
-            seat = g.seat_of(user)
-            mv = r.choice(legal_moves(g.state, seat)).text()
-            async with gate:
-                t0 = time.perf_counter()
-                if g.status is GameStatus.DRAFT:
-                    res = await m.choose_goals(g.id, user, g.ply, mv[6:].split(","))
-                else:
-                    res = await m.play_turn(g.id, user, g.ply, mv)
-                lat.append(time.perf_counter() - t0)
-            g = res.game
+            g = await play_random_move(m, g, r, gate=gate, latencies=lat)
 
     prof = cProfile.Profile() if profile else None
     d0 = delivery.count
@@ -176,19 +182,15 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
     if prof:
         prof.enable()
     await asyncio.gather(*(play(g, random.Random(rng.random())) for g in started))
-    while (await store.outbox_stats(0)).pending:  # the notices of these moves, delivered
-        await asyncio.sleep(0.01)
+    await drained(store, lambda: 0, every=0.01)  # the notices of these moves, delivered
     if prof:
         prof.disable()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     scpu = server.cpu() - s0
     notices = delivery.count - d0
-    dispatcher.stop()
-    await task
-    await m.close()
     n = len(lat)
     out: dict[str, Any] = {
-        "variant": variant, "moves": n, "wall": wall, "rate": n / wall,
+        "moves": n, "wall": wall, "rate": n / wall,
         "p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "cpu_ms": cpu / n * 1000,
         "server_ms": scpu / n * 1000, "notices": notices,
         "trips_move": TRIPS["commit"] / max(1, CALLS["commit"]),
@@ -208,16 +210,16 @@ async def commit_latency(url: str, variant: str, n: int) -> tuple[float, float]:
     """One commit at a time (nothing else running): p50 and p99 of a plain move's commit,
     taken from the manager's real writes (the game row, move log, timers, notices)."""
     from bot.core.manager import Manager
-    from bot.core.models import LobbyOptions, UserRef
-    from engine.rules import legal_moves
+    from bot.core.models import UserRef
 
     store = await _open(variant, url)
     m = Manager(store, seed_source=lambda: 42)
-    g = await m.create_game(UserRef(1, "a"), guild_id=1, channel_id=2,
-                            options=LobbyOptions(players=2))
-    await m.attach_thread(g.id, 5, None)
-    await m.join(g.id, UserRef(2, "b"))
-    g = await m.start(g.id, 1)
+
+    async def new_game() -> Any:
+        return await two_player_game(m, UserRef(1, "a"), UserRef(2, "b"), guild_id=1,
+                                     channel_id=2, thread_id=5)
+
+    g = await new_game()
     times: list[float] = []
     original = store.commit
 
@@ -230,24 +232,12 @@ async def commit_latency(url: str, variant: str, n: int) -> tuple[float, float]:
 
     store.commit = timed  # type: ignore[method-assign]
     rng = random.Random(1)
-    from bot.core.models import GameStatus
-
     while len(times) < n:
         if not g.status.active:
-            g = await m.create_game(UserRef(1, "a"), guild_id=1, channel_id=2,
-                                    options=LobbyOptions(players=2))
-            await m.attach_thread(g.id, 5, None)
-            await m.join(g.id, UserRef(2, "b"))
-            g = await m.start(g.id, 1)
+            g = await new_game()
             times.clear() if len(times) < 4 else None
             continue
-        user = rng.choice(g.drafting_user_ids) if g.status is GameStatus.DRAFT \
-            else g.current_user_id
-        mv = rng.choice(legal_moves(g.state, g.seat_of(user))).text()
-        if g.status is GameStatus.DRAFT:
-            g = (await m.choose_goals(g.id, user, g.ply, mv[6:].split(","))).game
-        else:
-            g = (await m.play_turn(g.id, user, g.ply, mv)).game
+        g = await play_random_move(m, g, rng)
     await m.close()
     return pct(times, 0.5), pct(times, 0.99)
 
@@ -315,7 +305,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.games, args.moves = 60, 6
-    print(f"machine: {machine_line()}", flush=True)
+    print_machine()
     print(f"{args.games} games x {args.moves} moves, 8 in flight, one process; throwaway "
           "PostgreSQL with fsync on; CPU per move includes the dispatcher's work for its "
           "notices", flush=True)

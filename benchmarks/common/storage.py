@@ -1,127 +1,16 @@
-"""Shared helpers of the growth benchmarks (bench_manager, bench_growth, bench_soak): the machine
-line with its load average, CPU and memory readings, percentiles, a throwaway PostgreSQL server
-with its CPU time, and plain-text tables.
-
-Nothing here is imported by the bot.
-"""
+"""A throwaway PostgreSQL server (``tests/pgserver.py``) with its CPU time, and database
+sizes."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import platform
-import resource
-import sqlite3
-import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-# --------------------------------------------------------------------------- the machine
-
-
-def load_text() -> str:
-    try:
-        return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        return "load ?"
-
-
-def cpu_model() -> str:
-    """The processor's name (``/proc/cpuinfo`` where ``platform`` only knows the architecture)."""
-    name = platform.processor()
-    if name and name not in ("x86_64", "aarch64", "arm", "i386"):
-        return name
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return name or "unknown"
-
-
-def load1() -> float:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return float("nan")
-
-
-def machine_line() -> str:
-    cpu = cpu_model()
-    try:
-        pg = metadata.version("asyncpg")
-    except metadata.PackageNotFoundError:
-        pg = "?"
-    return (f"{platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} "
-            f"CPUs ({cpu}), {load_text()}; Python {platform.python_version()}, SQLite "
-            f"{sqlite3.sqlite_version}, aiosqlite {metadata.version('aiosqlite')}, asyncpg {pg}")
-
-
-def print_machine(title: str) -> None:
-    print(f"== {title}")
-    print(f"machine: {machine_line()}", flush=True)
-
-
-# --------------------------------------------------------------------------- time and memory
-
-
-def cpu_seconds() -> float:
-    """CPU time (user + system) of this process so far, all threads."""
-    return time.process_time()
-
-
-def rss_mb() -> float:
-    """The current resident set size of this process (MB)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return peak_rss_mb()
-
-
-def peak_rss_mb() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
-
-
-def pct(values: Sequence[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-class Stopwatch:
-    """Wall and CPU time of a block: ``with Stopwatch() as sw: ...; sw.wall, sw.cpu``."""
-
-    def __init__(self) -> None:
-        self.wall = 0.0
-        self.cpu = 0.0
-        self._w = 0.0
-        self._c = 0.0
-
-    def __enter__(self) -> Stopwatch:
-        self._w = time.perf_counter()
-        self._c = time.process_time()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wall = time.perf_counter() - self._w
-        self.cpu = time.process_time() - self._c
 
 
 # --------------------------------------------------------------------------- PostgreSQL
@@ -240,6 +129,12 @@ def postgres_server() -> Iterator[PgServer | None]:
         server.stop()
 
 
+def sqlite_size(path: Path) -> int:
+    """Bytes of a SQLite database with its WAL and shared-memory files."""
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")
+               if not p.name.endswith(".lock"))
+
+
 async def pg_size(url: str) -> int:
     import asyncpg
 
@@ -248,35 +143,3 @@ async def pg_size(url: str) -> int:
         return int(await conn.fetchval("SELECT pg_database_size(current_database())"))
     finally:
         await conn.close()
-
-
-# --------------------------------------------------------------------------- output
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain-text table, columns aligned (numbers right, text left)."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(r: Sequence[str]) -> str:
-        out = []
-        for i, c in enumerate(r):
-            numeric = c[:1].isdigit() or (c[:1] in "-+." and c[1:2].isdigit())
-            out.append(c.rjust(widths[i]) if numeric else c.ljust(widths[i]))
-        return " | ".join(out).rstrip()
-
-    sep = "-+-".join("-" * w for w in widths)
-    return "\n".join([line(cells[0]), sep, *(line(r) for r in cells[1:])])
-
-
-def ms(x: float) -> str:
-    return f"{x * 1000:.1f}" if x == x else "-"
-
-
-async def lag_monitor(samples: list[float], stop: asyncio.Event, interval: float = 0.01) -> None:
-    """Event-loop lag: how late a ``sleep(interval)`` wakes up, appended to ``samples`` (s)."""
-    loop = asyncio.get_running_loop()
-    while not stop.is_set():
-        t0 = loop.time()
-        await asyncio.sleep(interval)
-        samples.append(max(0.0, loop.time() - t0 - interval))
