@@ -16,8 +16,8 @@ import discord
 from bot.adapter.locales import LocaleSource
 from bot.core.manager import Manager
 from bot.core.models import GameInfo
-from bot.i18n import Text
 from bot.settings import Settings
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from discord.ui.dynamic import DynamicItem

@@ -14,7 +14,7 @@ from bot.adapter.ui import progress as ui
 from bot.core import progress
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
 from bot.core.storage.base import RatingRow
-from bot.i18n import LANGS, Text
+from bot.words.catalogue import LANGS, Text
 
 EN = Text("en")
 NOW = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)

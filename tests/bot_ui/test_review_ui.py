@@ -12,7 +12,7 @@ import render
 from bot.adapter.ui import review as review_ui
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
 from bot.core.review import HintsOutcome, ReviewOutcome
-from bot.i18n import LANGS, Text, load
+from bot.words.catalogue import LANGS, Text, load
 from data import load_catalog
 from engine.ai.hints import Hint
 from engine.ai.review import (

@@ -14,12 +14,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import presenter as p
 from bot.adapter.ui.views import game_choices
 from bot.core import challenge
 from bot.core.models import GameInfo, ManagerError
-from bot.i18n import Text
-from bot.i18n import t as translate
+from bot.words import answers
+from bot.words.catalogue import Text
+from bot.words.catalogue import t as translate
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot
@@ -76,7 +76,7 @@ async def game_autocomplete(bot: CalicoBot, interaction: discord.Interaction[Any
     games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
 
     def label(g: GameInfo) -> str:
-        text = tr("games.pick", game=g.id, status=p.status_name(tr, g.status))
+        text = tr("games.pick", game=g.id, status=answers.status_name(tr, g.status))
         if g.current_user_id == interaction.user.id:
             text += tr("games.your_turn").replace("*", "")
         return text

@@ -12,7 +12,7 @@ from bot.adapter.cogs import CalicoCog, L, game_autocomplete, resolve_game
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameStatus, ManagerError
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot

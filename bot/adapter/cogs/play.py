@@ -12,7 +12,7 @@ from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_ga
 from bot.adapter.ui import flows, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameStatus
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot

@@ -14,7 +14,7 @@ from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot

@@ -17,7 +17,7 @@ from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.views import game_choices
 from bot.core.models import ManagerError
 from bot.core.review import ReviewService
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot

@@ -20,7 +20,7 @@ from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.adapter.client import CalicoBot

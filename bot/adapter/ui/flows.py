@@ -22,7 +22,7 @@ from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from engine.hexgrid import parse_cell
 
 log = logging.getLogger("calico.flows")

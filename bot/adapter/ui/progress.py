@@ -20,8 +20,6 @@ from typing import Any
 import discord
 
 import render
-from bot import describe
-from bot import presenter as p
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, messages, respond, views
@@ -31,7 +29,8 @@ from bot.adapter.ui.outgoing import Outgoing
 from bot.core import challenge, progress, replays
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.i18n import Text
+from bot.words import answers, describe, markup, terms
+from bot.words.catalogue import Text
 from engine.achievements import TrackPosition
 from engine.events import ScenarioResult
 from engine.views import public_view
@@ -107,7 +106,7 @@ def game_over_lines(tr: Text, manager: Manager | None, game: GameInfo,
                     info: Mapping[str, Any]) -> list[str]:
     """What the game earned: each achievement, each new title, a pick offered; or why a
     game earned nothing for anyone (a computer played for someone, hints)."""
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     lines: list[str] = []
     earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
     for e in earned:
@@ -139,18 +138,18 @@ def score_sheet_view(tr: Text, game: GameInfo, info: Mapping[str, Any],
     view.add_item(ReplayButton(ids.ReplayId(game.id), tr("progress.button.replay")))
     if game.challenge_week is None:
         view.add_item(RematchButton(ids.RematchId(game.id), tr("progress.button.rematch")))
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     picks = [e for e in info.get("earned", [])
              if isinstance(e, dict) and len(e.get("choices", [])) > 1 and e.get("ids")]
     for e in picks[:MAX_PICKS]:
         seat = int(e.get("seat", 0))
         current = str(e["ids"][0])
-        options = [discord.SelectOption(label=p.clip(achievement_name(tr, str(c)), 100),
+        options = [discord.SelectOption(label=markup.clip(achievement_name(tr, str(c)), 100),
                                         value=str(c), default=str(c) == current,
-                                        description=p.clip(tr(f"achievements.desc.{c}"), 100))
+                                        description=markup.clip(tr(f"achievements.desc.{c}"), 100))
                    for c in e["choices"][:views.MAX_OPTIONS]]
         placeholder = tr("progress.button.pick", name=names[seat] if seat < len(names) else "?")
-        view.add_item(PickSelect(ids.PickId(game.id, seat), p.clip(placeholder, 150), options))
+        view.add_item(PickSelect(ids.PickId(game.id, seat), markup.clip(placeholder, 150), options))
     return view
 
 
@@ -161,7 +160,7 @@ def decorate_game_over(tr: Text, manager: Manager | None, game: GameInfo, out: O
     info = info if isinstance(info, dict) else {}
     lines = game_over_lines(tr, manager, game, info)
     if lines:
-        out.content = p.clip(out.content + "\n\n" + "\n".join(lines), 2000)
+        out.content = markup.clip(out.content + "\n\n" + "\n".join(lines), 2000)
     current = out.view if isinstance(out.view, views.ItemsView) else None
     out.view = score_sheet_view(tr, game, info, current)
     return out
@@ -184,8 +183,8 @@ async def lobby_message(tr: Text, manager: Manager, game: GameInfo) -> Outgoing:
     invite = [u for u in progress.previous_people(before)
               if all(s.user_id != u for s in game.seats)]
     if invite:
-        mentions = ", ".join(p.mention(u) for u in invite)
-        out.content = p.clip(out.content + "\n\n" + tr("progress.rematch.line", game=before.id,
+        mentions = ", ".join(markup.mention(u) for u in invite)
+        out.content = markup.clip(out.content + "\n\n" + tr("progress.rematch.line", game=before.id,
                                                         mentions=mentions), 2000)
         out.ping = invite
     return out
@@ -215,7 +214,7 @@ async def rematch_click(interaction: discord.Interaction[Any], cid: ids.RematchI
         if lobby.thread_id is None:
             return Outgoing(tr("progress.rematch.opening", game=lobby.id))
         key = "progress.rematch.opened" if created else "progress.rematch.exists"
-        return Outgoing(tr(key, game=lobby.id, thread=p.channel_mention(lobby.thread_id)))
+        return Outgoing(tr(key, game=lobby.id, thread=markup.channel_mention(lobby.thread_id)))
 
     await respond.reply(interaction, work(), ephemeral=True)
 
@@ -249,7 +248,7 @@ async def replay_gif(tr: Text, manager: Manager, game_id: int) -> tuple[GameInfo
     cache = _replays.setdefault(manager, OrderedDict())
     gif = cache.get(key)
     if gif is None:
-        names = p.seat_names(replay.game, tr)
+        names = terms.seat_names(replay.game, tr)
         labels = {k: tr(f"achievements.replay.{k}") for k in render.REPLAY_LABELS}
         gif = await images.draw(render.render_replay, replay.views, names, labels=labels)
         cache[key] = gif
@@ -262,7 +261,7 @@ async def replay_message(tr: Text, manager: Manager, game_id: int) -> Outgoing:
     game, gif = await replay_gif(tr, manager, game_id)
     if len(gif) > ATTACHMENT_LIMIT:
         return Outgoing(tr("progress.replay.too_big"))
-    names = ", ".join(p.seat_names(game, tr))
+    names = ", ".join(terms.seat_names(game, tr))
     out = Outgoing(tr("progress.replay.caption", game=game.id, players=names))
     out.attach(REPLAY_GIF, gif, tr("progress.replay.alt", game=game.id, players=names))
     return out
@@ -315,7 +314,7 @@ async def finished_autocomplete(manager: Manager, user_id: int, current: str,
                                 tr: Text) -> list[discord.app_commands.Choice[int]]:
     games = await manager.games_for_user(user_id, active_only=False, limit=50)
     return views.game_choices(
-        ((tr("progress.game_choice", game=g.id, players=", ".join(p.seat_names(g, tr))), g.id)
+        ((tr("progress.game_choice", game=g.id, players=", ".join(terms.seat_names(g, tr))), g.id)
          for g in games if g.status is GameStatus.OVER), current)
 
 
@@ -337,7 +336,7 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
     png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
-    out = Outgoing(p.clip("\n".join(lines), 2000))
+    out = Outgoing(markup.clip("\n".join(lines), 2000))
     out.attach(ACHIEVEMENTS_PNG, png, tr(
         "progress.achievements.alt", name=name, points=mine.position.points,
         total=mine.position.total, title=title_name(tr, manager, mine.position.title)))
@@ -400,10 +399,10 @@ async def leaderboard_message(tr: Text, manager: Manager, guild_id: int,
         lines = [tr("progress.board.title", scope=scope_name(tr, scope),
                     min=progress.MIN_RATED_GAMES), *board_lines(tr, entries), "",
                  tr("progress.board.how")]
-        return Outgoing(p.clip("\n".join(lines), 2000))
+        return Outgoing(markup.clip("\n".join(lines), 2000))
     wins = await manager.leaderboard(scope)
     head = tr("progress.board.none", min=progress.MIN_RATED_GAMES)
-    return Outgoing(p.clip(head + "\n\n" + p.leaderboard_text(tr, wins), 2000))
+    return Outgoing(markup.clip(head + "\n\n" + answers.leaderboard_text(tr, wins), 2000))
 
 
 # --------------------------------------------------------------------------- the challenge
@@ -426,7 +425,7 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
     """``/calico challenge``: deal this week's game (first time), or say how the attempt
     stands, with the boards once it is finished (and last week's, once closed)."""
     standing = await challenge.standing(manager, user.id, guild_id)
-    ends = p.timestamp(standing.ends_at)
+    ends = markup.timestamp(standing.ends_at)
     if standing.entry is None:
         game = await challenge.start(manager, user, guild_id, channel_id)
         lines = [tr("progress.challenge.started", week=game.challenge_week, ends=ends,
@@ -445,7 +444,7 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
         lines += ["", tr("progress.challenge.last_week", week=standing.last_week)]
         lines += _board_text(tr, tr("progress.scope.server"), standing.last_server)
         lines += _board_text(tr, tr("progress.scope.everywhere"), standing.last_everywhere)
-    return Outgoing(p.clip("\n".join(lines), 2000))
+    return Outgoing(markup.clip("\n".join(lines), 2000))
 
 
 async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
@@ -464,11 +463,11 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
         lines.append(tr("progress.challenge.over_hints"))
     else:
         lines.append(tr("progress.challenge.over_late"))
-    out = Outgoing(p.clip("\n".join(lines), 2000))
+    out = Outgoing(markup.clip("\n".join(lines), 2000))
     if game.state is not None:
         events = messages.events_from_payload(payload.get("events"))
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
-        view, names = public_view(game.state), p.seat_names(game, tr)
+        view, names = public_view(game.state), terms.seat_names(game, tr)
         png = await images.scores_image(tr, view, names, scenario)
         out.attach(images.SCORES_PNG, png,
                    describe.scoresheet(tr, view, names, scenario).short)
@@ -486,11 +485,11 @@ def challenge_summary_message(tr: Text, payload: Mapping[str, Any]) -> Outgoing:
         except (TypeError, ValueError):
             continue
         lines.append(tr("progress.challenge.summary_line", rank=rank, name=name,
-                        mention=p.mention(int(user_id)), score=score))
+                        mention=markup.mention(int(user_id)), score=score))
     if payload.get("best") is not None:
         lines.append("")
         lines.append(tr("progress.challenge.summary_best", best=payload["best"],
                         count=int(payload.get("everywhere") or 0)))
     lines.append(tr("progress.challenge.summary_next"))
-    return Outgoing(p.clip("\n".join(lines), 2000))
+    return Outgoing(markup.clip("\n".join(lines), 2000))
 

@@ -24,7 +24,6 @@ from typing import Any
 import discord
 
 import render
-from bot import presenter as p
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import respond
@@ -35,7 +34,8 @@ from bot.core import review as core_review
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.review import HintsOutcome, ReviewOutcome, ReviewService
 from bot.core.storage import Store
-from bot.i18n import Text
+from bot.words import markup, terms
+from bot.words.catalogue import Text
 from engine.ai.hints import Hint
 from engine.ai.review import Mistake, Placement, Reason, Review, TurnReview
 from engine.config import GameConfig
@@ -85,24 +85,24 @@ def labels(tr: Text) -> dict[str, str]:
 
 def move_words(tr: Text, cfg: GameConfig, move: Placement) -> str:
     """A turn in words: the tile sewn, where, and the market tile taken."""
-    tile = p.tile_code_name(tr, cfg, move.tile)
+    tile = terms.tile_code_name(tr, cfg, move.tile)
     if move.pick is None:
         return tr("review.move", tile=tile, cell=move.cell)
     return tr("review.move_took", tile=tile, cell=move.cell,
-              pick=p.tile_code_name(tr, cfg, move.pick))
+              pick=terms.tile_code_name(tr, cfg, move.pick))
 
 
 def reason_words(tr: Text, reason: Reason) -> str:
     how = reason.how if reason.how in ("earned", "kept_open") else "kept_open"
     points = num(tr, reason.points)
     if reason.kind == "cat":
-        return tr(f"review.why.cat.{how}", cat=p.cat_name(reason.cat or ""), points=points)
+        return tr(f"review.why.cat.{how}", cat=terms.cat_name(reason.cat or ""), points=points)
     if reason.kind == "button":
-        return tr(f"review.why.button.{how}", color=p.color_name(tr, reason.color or ""),
+        return tr(f"review.why.button.{how}", color=terms.color_name(tr, reason.color or ""),
                   points=points)
     if reason.kind == "rainbow":
         return tr(f"review.why.rainbow.{how}", points=points)
-    return tr(f"review.why.goal.{how}", goal=p.goal_name(reason.goal), spot=reason.spot or "?",
+    return tr(f"review.why.goal.{how}", goal=terms.goal_name(reason.goal), spot=reason.spot or "?",
               points=points)
 
 
@@ -127,17 +127,18 @@ def _draft_line(tr: Text, review: Review) -> str | None:
         return None
     if d.played == d.engine:
         return tr("review.draft_same")
-    played = " · ".join(f"{p.goal_name(g)} ({s})" for g, s in zip(d.played, p.GOAL_SPOT_NAMES,
-                                                                  strict=True))
-    engine = " · ".join(f"{p.goal_name(g)} ({s})" for g, s in zip(d.engine, p.GOAL_SPOT_NAMES,
-                                                                  strict=True))
+    spots = terms.GOAL_SPOT_NAMES
+    played = " · ".join(f"{terms.goal_name(g)} ({s})" for g, s in zip(d.played, spots,
+                                                                      strict=True))
+    engine = " · ".join(f"{terms.goal_name(g)} ({s})" for g, s in zip(d.engine, spots,
+                                                                      strict=True))
     if d.loss < 0.05:
         return tr("review.draft_close", played=played, engine=engine)
     return tr("review.draft", played=played, engine=engine, loss=num(tr, d.loss))
 
 
 def _seat_name(game: GameInfo, seat: int, tr: Text) -> str:
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     return names[seat] if 0 <= seat < len(names) else "?"
 
 
@@ -170,8 +171,8 @@ def summary_text(tr: Text, outcome: ReviewOutcome) -> str:
                         engine=move_words(tr, cfg, row.engine), why=why_sentence(tr, m)))
     lines.append("")
     lines.append(tr("review.method", samples=review.samples))
-    lines.append(tr("review.stored", when=p.timestamp(outcome.created_at)))
-    return p.clip("\n".join(lines), MESSAGE_LIMIT)
+    lines.append(tr("review.stored", when=markup.timestamp(outcome.created_at)))
+    return markup.clip("\n".join(lines), MESSAGE_LIMIT)
 
 
 def turn_line(tr: Text, cfg: GameConfig, row: TurnReview) -> str:
@@ -194,7 +195,7 @@ def turn_texts(tr: Text, outcome: ReviewOutcome) -> list[str]:
     current = [tr("review.turns_title")]
     size = len(current[0])
     for row in outcome.review.turns:
-        line = p.clip(turn_line(tr, cfg, row), 400)
+        line = markup.clip(turn_line(tr, cfg, row), 400)
         if size + 1 + len(line) > MESSAGE_LIMIT:
             out.append("\n".join(current))
             current = [tr("review.turns_more")]
@@ -296,13 +297,13 @@ async def review_click(interaction: discord.Interaction[Any], cid: ids.ReviewId)
 
 
 def hint_choice_words(tr: Text, cfg: GameConfig, hint: Hint) -> str:
-    tile = p.tile_code_name(tr, cfg, hint.tile)
+    tile = terms.tile_code_name(tr, cfg, hint.tile)
     if hint.hand is None:
         return tr("hint.move_market", tile=tile, cell=hint.cell, slot=(hint.market or 0) + 1)
     if hint.pick is None:
         return tr("hint.move_last", tile=tile, cell=hint.cell)
     return tr("hint.move_hand", tile=tile, cell=hint.cell,
-              pick=p.tile_code_name(tr, cfg, hint.pick))
+              pick=terms.tile_code_name(tr, cfg, hint.pick))
 
 
 def hints_message(tr: Text, outcome: HintsOutcome) -> Outgoing:
@@ -316,7 +317,7 @@ def hints_message(tr: Text, outcome: HintsOutcome) -> Outgoing:
         lines.append(tr("hint.line", rank=rank, move=hint_choice_words(tr, cfg, h),
                         value=num(tr, h.value), engine=tr("hint.engine") if h.engine else ""))
     lines += ["", tr("hint.note", samples=outcome.samples), tr("hint.marked")]
-    return Outgoing(p.clip("\n".join(lines), MESSAGE_LIMIT))
+    return Outgoing(markup.clip("\n".join(lines), MESSAGE_LIMIT))
 
 
 def _check_hint(game: GameInfo, user_id: int, ply: int) -> None:
@@ -374,7 +375,7 @@ def add_hint_button(view: discord.ui.View | None, tr: Text, game: GameInfo) -> N
 def score_sheet(tr: Text, game: GameInfo, out: Outgoing) -> None:
     """The score sheet's additions: whether hints were taken, and "Review my game"."""
     if game.hints_used:
-        out.content = p.clip(out.content + "\n" + tr("hint.score_sheet"), MESSAGE_LIMIT)
+        out.content = markup.clip(out.content + "\n" + tr("hint.score_sheet"), MESSAGE_LIMIT)
     add_review_button(tr, game, out)
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import discord
 
-from bot import presenter as p
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui.items import (
     CellSelect,
@@ -26,8 +25,9 @@ from bot.adapter.ui.items import (
     TakeButton,
     UndoButton,
 )
-from bot.i18n import Text
-from bot.presenter import clip
+from bot.words import markup
+from bot.words.catalogue import Text
+from bot.words.markup import clip
 
 MAX_OPTIONS = 25
 
@@ -164,7 +164,7 @@ def game_choices(labelled: Iterable[tuple[str, int]],
     for label, game_id in labelled:
         if current and typed not in label:
             continue
-        out.append(discord.app_commands.Choice(name=p.clip(label, 100), value=game_id))
+        out.append(discord.app_commands.Choice(name=markup.clip(label, 100), value=game_id))
         if len(out) == 25:
             break
     return out
