@@ -22,9 +22,8 @@ import discord
 import render
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import images, messages, respond, views
+from bot.adapter.ui import images, items, messages, respond, views
 from bot.adapter.ui import review as review_ui
-from bot.adapter.ui.items import PickSelect, RematchButton, ReplayButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import challenge, progress, replays
 from bot.core.manager import Manager
@@ -135,9 +134,9 @@ def score_sheet_view(tr: Text, game: GameInfo, info: Mapping[str, Any],
     """The score sheet's controls: Replay, Rematch, and a pick for each winner whose win fits
     several normal-game rows. Added to ``view`` when the message already has one."""
     view = view if view is not None else views.ItemsView()
-    view.add_item(ReplayButton(ids.ReplayId(game.id), tr("progress.button.replay")))
+    view.add_item(items.button(ids.ReplayId(game.id), tr("progress.button.replay")))
     if game.challenge_week is None:
-        view.add_item(RematchButton(ids.RematchId(game.id), tr("progress.button.rematch")))
+        view.add_item(items.button(ids.RematchId(game.id), tr("progress.button.rematch")))
     names = terms.seat_names(game, tr)
     picks = [e for e in info.get("earned", [])
              if isinstance(e, dict) and len(e.get("choices", [])) > 1 and e.get("ids")]
@@ -149,7 +148,8 @@ def score_sheet_view(tr: Text, game: GameInfo, info: Mapping[str, Any],
                                         description=markup.clip(tr(f"achievements.desc.{c}"), 100))
                    for c in e["choices"][:views.MAX_OPTIONS]]
         placeholder = tr("progress.button.pick", name=names[seat] if seat < len(names) else "?")
-        view.add_item(PickSelect(ids.PickId(game.id, seat), markup.clip(placeholder, 150), options))
+        view.add_item(items.select(ids.PickId(game.id, seat), markup.clip(placeholder, 150),
+                                   options))
     return view
 
 

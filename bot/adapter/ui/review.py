@@ -26,8 +26,7 @@ import discord
 import render
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import respond
-from bot.adapter.ui.items import HintButton, ReviewButton
+from bot.adapter.ui import items, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.adapter.ui.views import ItemsView
 from bot.core import review as core_review
@@ -336,7 +335,7 @@ def _check_hint(game: GameInfo, user_id: int, ply: int) -> None:
 
 def confirm_view(tr: Text, game: int, ply: int) -> ItemsView:
     view = ItemsView()
-    view.add_item(HintButton(ids.HintId(game, ply, confirmed=True), tr("hint.confirm_button")))
+    view.add_item(items.button(ids.HintId(game, ply, confirmed=True), tr("hint.confirm_button")))
     return view
 
 
@@ -368,8 +367,8 @@ async def hint_click(interaction: discord.Interaction[Any], cid: ids.HintId) -> 
 def add_hint_button(view: discord.ui.View | None, tr: Text, game: GameInfo) -> None:
     """The turn panel's "Hint" button, in a game that offers hints."""
     if view is not None and game.hints_allowed:
-        view.add_item(HintButton(ids.HintId(game.id, game.ply), tr("hint.button"),
-                                 row=HINT_ROW))
+        view.add_item(items.button(ids.HintId(game.id, game.ply), tr("hint.button"),
+                                   row=HINT_ROW))
 
 
 def score_sheet(tr: Text, game: GameInfo, out: Outgoing) -> None:
@@ -385,7 +384,7 @@ def add_review_button(tr: Text, game: GameInfo, out: Outgoing) -> None:
     if game.status is GameStatus.OVER and any(s.ai_level is None for s in game.seats):
         if out.view is None:
             out.view = ItemsView()
-        out.view.add_item(ReviewButton(ids.ReviewId(game.id), tr("review.button")))
+        out.view.add_item(items.button(ids.ReviewId(game.id), tr("review.button")))
 
 
 async def stats_line(tr: Text, store: Store, user_id: int) -> str:
