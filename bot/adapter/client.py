@@ -41,6 +41,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot.adapter import cooldowns, telemetry
+from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.ui import flows, images
@@ -485,3 +486,10 @@ class CalicoBot(commands.AutoShardedBot):
         log.info("commands synced (%s)", scope)
         return True
 
+
+
+def as_host(bot: CalicoBot) -> Host:
+    """The client as the cogs take it: type checking proves here that ``CalicoBot`` meets the
+    :class:`~bot.adapter.context.Host` protocol the cogs are written against (they never
+    import this module, so there is no import circle)."""
+    return bot

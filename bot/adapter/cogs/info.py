@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.context import Host
 from bot.adapter.ui import images, messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
@@ -16,9 +17,6 @@ from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
 from bot.words import answers, describe, markup, terms
 from bot.words.catalogue import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
 
 TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in answers.RULE_TOPICS]
 SCOPE_CHOICES = [choice("choice.scope_server", "server"),
@@ -160,5 +158,5 @@ def _seat_from(seats: Any, player: str | None, user_id: int) -> int | None:
     return None
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Info(bot))

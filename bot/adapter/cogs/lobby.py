@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 
 from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
+from bot.adapter.context import Host
 from bot.adapter.options import BadOptionError, solo_options, start_options
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
@@ -20,9 +21,6 @@ from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.words import markup
 from bot.words.catalogue import Text
 from engine.config import Restriction
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
 
 log = logging.getLogger("calico.lobby")
 
@@ -216,5 +214,5 @@ class Lobby(CalicoCog):
         await respond.reply(interaction, work(), ephemeral=False)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Lobby(bot))
