@@ -24,18 +24,23 @@ committed, autoplayed DM, ``/calico board`` caption
 ``/calico rules``, ``status``, ``games``, ``stats``,    :mod:`.answers`
 ``leaderboard``
 a refusal (error code → the private reply)              :mod:`.replies`
+the review (summary, turn list, why a turn cost         :mod:`.review`
+points, chart alt text), the hints, review stats
+achievements and titles, ratings and the rating         :mod:`.progress`
+board, the weekly challenge's boards and summary
 a picture's alt text and its long description           :mod:`.describe` (``quilt``, ``turn``,
 (quilt, turn, table, score sheet, draft, rules), and    ``table``, ``scoresheet``, ``draft``,
 fitting it to Discord's limits                          ``rules``; ``message_parts``, ...)
 =====================================================  =========================================
 
-Still outside, with their Discord controls: the review's and hints' words
-(:mod:`bot.adapter.ui.review`) and the score sheet's achievements lines and the weekly
-challenge (:mod:`bot.adapter.ui.progress`); they read the same catalogue.
+The adapter still calls the catalogue directly (``tr("key")``) for one-line texts that need
+no building: button labels, select placeholders, short confirmations.
 
 Who calls what: :mod:`bot.adapter.ui.messages` builds each message (picture, alt text, controls)
 around the text from :mod:`.posts`, :mod:`.panels`, :mod:`.narration` and :mod:`.describe`;
 :mod:`bot.adapter.delivery` posts them; :mod:`bot.adapter.ui.described` adds the long
 descriptions for players who asked for pictures in words; :mod:`bot.adapter.ui.respond` answers
-refusals with :mod:`.replies`; the cogs answer commands with :mod:`.answers`.
+refusals with :mod:`.replies`; the cogs answer commands with :mod:`.answers`;
+:mod:`bot.adapter.ui.review` and :mod:`bot.adapter.ui.progress` wrap :mod:`.review` and
+:mod:`.progress` with their buttons and pictures.
 """

@@ -18,6 +18,7 @@ from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.views import game_choices
 from bot.core.models import ManagerError
 from bot.core.review import ReviewService
+from bot.words import review as review_words
 from bot.words.catalogue import Text
 
 
@@ -65,7 +66,7 @@ class Reviews(CalicoCog):
                            current: str) -> list[app_commands.Choice[int]]:
         tr = Text(interaction.locale)
         mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
-        return game_choices(((review_ui.finished_label(tr, g), g.id)
+        return game_choices(((review_words.finished_label(tr, g), g.id)
                              for g in review_ui.finished(mine)), current)
 
 

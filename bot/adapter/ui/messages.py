@@ -5,6 +5,9 @@ DM (choose a cell / preview / done), the thread's narration of a move, reminders
 Discord delivery, the click handlers, ``/calico hand`` and the offline demo all use these, so a
 message looks the same wherever it is produced.
 
+The words come from :mod:`bot.words` (the text of posts, panels and narration, and the pictures'
+alt text); this module puts them together with the pictures and the controls.
+
 Privacy: a player's panel is built from ``private_view(state, their seat)`` (their own hand only);
 thread posts use ``public_view``. Neither carries the bag or the seed.
 """
