@@ -67,9 +67,9 @@ def test_encoding_is_todays_wire_format(value: ids.CustomId, wire: str) -> None:
 
 
 def test_every_kind_is_pinned_and_sampled() -> None:
+    """A new kind needs its literal wire form here (and once posted, it never changes)."""
     assert {k.cls for k in ids.KINDS} == set(TEMPLATES)
     assert {type(v) for v, _ in WIRE} == set(TEMPLATES)
-    assert len(ids.KINDS) == 14
 
 
 @pytest.mark.parametrize("kind", ids.KINDS, ids=lambda k: k.cls.__name__)
