@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot import presenter as p
 from bot.adapter.delivery import NoticeRenderer, describe
 from bot.adapter.ui import messages
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
 from bot.core.outbox import Dispatcher
-from bot.i18n import Text
+from bot.words import markup, terms
+from bot.words.catalogue import Text
 from engine.ai import Player, make_player
 from engine.moves import ChooseGoals, Move, PlaceTile
 from engine.rules import legal_moves
@@ -156,8 +156,8 @@ async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
     game = await manager.create_game(host, GUILD, CHANNEL, options)
     tr_host = await locales.text_for(host.id)
     transcript.add("Channel — reply to /calico start", Outgoing(
-        tr_host("lobby.starter", host=p.mention(host.id)) + "\n"
-        + tr_host("lobby.opened", game=game.id, thread=p.channel_mention(THREAD))))
+        tr_host("lobby.starter", host=markup.mention(host.id)) + "\n"
+        + tr_host("lobby.opened", game=game.id, thread=markup.channel_mention(THREAD))))
     await manager.attach_thread(game.id, THREAD, LOBBY_MESSAGE)
     for user in users[1:]:
         game = await manager.join(game.id, user)
@@ -221,7 +221,7 @@ async def _show_preview(manager: Manager, game: GameInfo, uid: int, move: PlaceT
     events = await manager.preview(game.id, uid, game.ply, source, move.cell)
     tr = await locales.text_for(uid)
     prefix = "m" if move.hand is None else "h"
-    step = messages.PanelStep(f"{prefix}{source}", p.cell_name_safe(move.cell), tuple(events))
+    step = messages.PanelStep(f"{prefix}{source}", terms.cell_name_safe(move.cell), tuple(events))
     panel = await messages.turn_panel(tr, game, uid, step)
     transcript.add(f"DM to {transcript.names[uid]} — after choosing a cell (edited in place)",
                    panel)

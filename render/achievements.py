@@ -5,8 +5,8 @@ rule restrictions), earned ones filled and marked, open ones pale.
 The picture only reads the chart (``catalog.achievements``) and the ids the player holds; where
 things sit is :func:`achievements_layout`, so tests and the bot can find a row's mark.
 Words come from ``labels`` (keys of :data:`ACHIEVEMENT_LABELS`, English by default; the bot's
-translations are ``achievements.image.<key>`` in ``bot/i18n/*/achievements.json``). A label may
-hold ``{placeholders}`` (``next``: ``{title}``, ``{target}``, ``{to_go}``).
+translations are ``achievements.image.<key>`` in ``bot/words/catalogue/*/achievements.json``).
+A label may hold ``{placeholders}`` (``next``: ``{title}``, ``{target}``, ``{to_go}``).
 """
 
 from __future__ import annotations

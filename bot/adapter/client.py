@@ -40,8 +40,8 @@ from discord import app_commands
 from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
-from bot import presenter as p
 from bot.adapter import cooldowns, telemetry
+from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.ui import flows, images
@@ -52,13 +52,14 @@ from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
 from bot.core.timers import SweepLoop
-from bot.i18n import Text, lang_of
-from bot.i18n import t as translate
 from bot.ops import memory
 from bot.ops.health import HealthServer, HealthThresholds, start_listener
 from bot.ops.metrics import MeteredSweeper, Metrics
 from bot.ops.sources import CoreHealthSource, core_scrape_sources, gateway_status
 from bot.settings import Settings
+from bot.words import markup
+from bot.words.catalogue import Text, lang_of
+from bot.words.catalogue import t as translate
 
 log = logging.getLogger("calico.client")
 
@@ -427,7 +428,8 @@ class CalicoBot(commands.AutoShardedBot):
             return  # answered by the check itself (restarting, cooldown...)
         if isinstance(error, app_commands.TransformerError):
             # A value the command does not accept (a client may send anything): say which.
-            text = Text(interaction.locale)("error.bad_value", value=p.clip(str(error.value), 50))
+            value = markup.clip(str(error.value), 50)
+            text = Text(interaction.locale)("error.bad_value", value=value)
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(text, ephemeral=True)
             return
@@ -484,3 +486,10 @@ class CalicoBot(commands.AutoShardedBot):
         log.info("commands synced (%s)", scope)
         return True
 
+
+
+def as_host(bot: CalicoBot) -> Host:
+    """The client as the cogs take it: type checking proves here that ``CalicoBot`` meets the
+    :class:`~bot.adapter.context.Host` protocol the cogs are written against (they never
+    import this module, so there is no import circle)."""
+    return bot

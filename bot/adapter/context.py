@@ -1,23 +1,27 @@
-"""What the Discord layer's parts need from the running bot, as a protocol.
+"""What the Discord layer's parts need from the running bot, as protocols.
 
 The click handlers (:mod:`bot.adapter.ui.flows`), the delivery (:mod:`bot.adapter.delivery`)
 and the cogs reach the game manager, the users' languages and the bot's state through
-:func:`app_of` and this :class:`App` protocol, never by importing the client: the client
-imports them, so nothing imports it back (no import circle).
+:func:`app_of` and the :class:`App` protocol (the cogs through :class:`Host`, which adds what
+a cog needs from the bot), never by importing the client, not even for type checking: the
+client imports them, so nothing imports it back (no import circle).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
+from discord import app_commands
+from discord.ext import commands
 
 from bot.adapter.locales import LocaleSource
 from bot.core.manager import Manager
 from bot.core.models import GameInfo
-from bot.i18n import Text
 from bot.settings import Settings
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from discord.ui.dynamic import DynamicItem
@@ -50,6 +54,23 @@ class App(Protocol):
                        interaction: discord.Interaction[Any]) -> None:
         """Route a click on one of the game's dynamic items to its handler."""
         ...
+
+
+class Host(App, Protocol):
+    """The running bot as a cog sees it: :class:`App`, the ``/calico`` group the cogs' commands
+    join, the gateway facts the listeners log, and ``add_cog`` for each cog's ``setup``."""
+
+    calico_group: app_commands.Group
+
+    @property
+    def user(self) -> discord.ClientUser | None: ...
+
+    @property
+    def guilds(self) -> Sequence[discord.Guild]: ...
+
+    def get_shard(self, shard_id: int, /) -> discord.ShardInfo | None: ...
+
+    async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
 
 def app_of(interaction: discord.Interaction[Any]) -> App:

@@ -19,7 +19,7 @@ import discord
 
 from bot.adapter import telemetry
 from bot.core.limits import Cooldowns, Rule
-from bot.i18n import Text
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.ops.metrics import Metrics

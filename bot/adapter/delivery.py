@@ -38,16 +38,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot import presenter as p
 from bot.adapter.locales import Locales
-from bot.adapter.ui import images, messages, words
+from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
 from bot.core.outbox import SKIPPED, DeliveryError, Receipt
 from bot.core.storage import NoticeStatus
-from bot.i18n import Text
+from bot.words import posts
+from bot.words.catalogue import Text
 from engine.state import GameState
 
 if TYPE_CHECKING:
@@ -257,7 +257,7 @@ class DiscordDelivery:
             await self._setup_failed(game, tr("start.text_channel_only"))
             raise DeliveryError("not a text channel", permanent=True)
         host = game.seats[0].name if game.seats else ""
-        name = p.clip(tr("lobby.thread_name", game=game.id, host=host), 100)
+        name = posts.thread_name(tr, game.id, host)
         thread = await self._find_thread(channel, game)
         if thread is None:
             try:
@@ -303,11 +303,11 @@ class DiscordDelivery:
     async def _dm(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
         assert notice.user_id is not None
         more: list[str] = []
-        if out.words and await words.wants_words(self.bot.manager, notice.user_id):
+        if out.words and await described.wants_words(self.bot.manager, notice.user_id):
             # Pictures in words: the description follows the message's own text, in more
             # messages when it does not fit in one.
             tr = await self.bot.locales.text_for(notice.user_id)
-            out.content, *more = words.dm_parts(tr, out) or [out.content]
+            out.content, *more = described.dm_parts(tr, out) or [out.content]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
             message = await channel.send(nonce=nonce_for(notice.key), **out.send_kwargs())

@@ -12,10 +12,10 @@ from typing import Any, Final
 
 import discord
 
-from bot import presenter as p
 from bot.core.models import TimeoutAction
 from bot.core.servers import ServerSettings
-from bot.i18n import Text
+from bot.words import markup
+from bot.words.catalogue import Text
 
 DEFAULT_TURN_HOURS: Final = 24
 DEFAULT_TIMEOUT: Final = TimeoutAction.AUTOPILOT.value
@@ -43,10 +43,10 @@ def start_refusal(tr: Text, interaction: discord.Interaction[Any],
     channel = interaction.channel
     if server.games_channel_id is not None and (
             channel is None or channel.id != server.games_channel_id):
-        return tr("hosting.wrong_channel", channel=p.channel_mention(server.games_channel_id))
+        return tr("hosting.wrong_channel", channel=markup.channel_mention(server.games_channel_id))
     if server.starter_role_id is not None and not may_manage(interaction) \
             and not has_role(interaction.user, server.starter_role_id):
-        return tr("hosting.need_role", role=p.role_mention(server.starter_role_id))
+        return tr("hosting.need_role", role=markup.role_mention(server.starter_role_id))
     return None
 
 
@@ -63,10 +63,10 @@ def start_defaults(server: ServerSettings, turn_hours: int | None,
 def settings_text(tr: Text, server: ServerSettings) -> str:
     """The server's settings, one line each, as ``/calico admin`` shows them."""
     def channel(cid: int | None, unset: str) -> str:
-        return p.channel_mention(cid) if cid is not None else tr(unset)
+        return markup.channel_mention(cid) if cid is not None else tr(unset)
 
     def role(rid: int | None, unset: str) -> str:
-        return p.role_mention(rid) if rid is not None else tr(unset)
+        return markup.role_mention(rid) if rid is not None else tr(unset)
 
     hours = server.turn_hours or DEFAULT_TURN_HOURS
     action = server.timeout_action.value if server.timeout_action else DEFAULT_TIMEOUT
@@ -86,4 +86,4 @@ def settings_text(tr: Text, server: ServerSettings) -> str:
         "",
         tr("hosting.show.help"),
     ]
-    return p.clip("\n".join(lines), 2000)
+    return markup.clip("\n".join(lines), 2000)

@@ -12,7 +12,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from bot.core.models import AI_LEVELS, FirstPlayer, LobbyOptions, TimeoutAction
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from engine.config import Restriction, Setup
 
 SETUPS: Final = tuple(s.value for s in Setup)

@@ -12,10 +12,11 @@ Two kinds of values:
   for one dictionary lookup, one counter increment and one histogram observation (see
   ``benchmarks/bench_metrics.py``);
 - *state* that lives elsewhere (game counts, the outbox backlog, shard latency, the core's own
-  counters) is read at scrape time through :class:`ScrapeSources`: plain callables, so the core
-  stays Discord-free and nothing is counted twice. Database reads are async: :meth:`Metrics.refresh`
-  awaits them (the ``/metrics`` handler calls it before rendering) and the collector serves
-  that snapshot, since Prometheus collectors are synchronous.
+  counters) is read at scrape time through :class:`~bot.ops.sources.ScrapeSources`: plain
+  callables, so the core stays Discord-free and nothing is counted twice. Database reads are
+  async: :meth:`Metrics.refresh` awaits them (the ``/metrics`` handler calls it before
+  rendering) and the collector serves that snapshot, since Prometheus collectors are
+  synchronous.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Final, Literal, ParamSpec, Self, TypeVar, cast
 
@@ -48,7 +49,7 @@ from bot.core.clock import from_ms
 from bot.core.models import SweepReport
 from bot.core.storage.base import OutboxStats
 from bot.core.timers import Sweeper
-from bot.ops.sources import ComputerLoad, GatewayStatus
+from bot.ops.sources import ComputerLoad, GatewayStatus, ScrapeSources
 
 log = logging.getLogger("calico.ops.metrics")
 
@@ -67,30 +68,6 @@ INTERACTION_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 
 COMPUTER_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 DEFAULT_REFRESH_TIMEOUT: Final = 2.0  # seconds a database source may take at scrape time
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass(slots=True)
-class ScrapeSources:
-    """Where the values that live elsewhere are read at each scrape. Every field is optional:
-    a missing source leaves its metrics out (see :func:`bot.ops.sources.core_scrape_sources`).
-
-    Synchronous callables are read inside the collector and must be cheap (attribute reads);
-    the two async ones hit the database and are awaited by :meth:`Metrics.refresh`.
-    """
-
-    gateway: Callable[[], GatewayStatus] | None = None
-    moves_committed: Callable[[], int] | None = None  # Manager.moves_committed
-    timer_failures: Callable[[], int] | None = None  # Manager.timer_failures
-    last_sweep: Callable[[], datetime | None] | None = None  # Manager.last_sweep_at
-    notices: Callable[[], Mapping[str, int]] | None = None  # Dispatcher.counts
-    computers: Callable[[], ComputerLoad] | None = None
-    games_by_status: Callable[[], Awaitable[Mapping[str, int]]] | None = None
-    outbox: Callable[[], Awaitable[OutboxStats]] | None = None
-    now: Callable[[], datetime] = _utc_now  # the clock the outbox's stored times are on
 
 
 @dataclass(slots=True)
@@ -266,7 +243,7 @@ class Timed:
     def __call__(self, fn: Callable[P, R]) -> Callable[P, R]:
         observe = self._observe
         if inspect.iscoroutinefunction(fn):
-            async_fn = cast(Callable[P, Awaitable[Any]], fn)
+            async_fn = cast("Callable[P, Awaitable[Any]]", fn)
 
             @functools.wraps(fn)
             async def timed_async(*args: P.args, **kwargs: P.kwargs) -> Any:
@@ -276,7 +253,7 @@ class Timed:
                 finally:
                     observe(time.perf_counter() - start)
 
-            return cast(Callable[P, R], timed_async)
+            return cast("Callable[P, R]", timed_async)
 
         @functools.wraps(fn)
         def timed_sync(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -1,8 +1,10 @@
 """What the metrics and the health check read from the rest of the bot, as plain values.
 
 This module owns the small value types shared by :mod:`bot.ops.metrics` and
-:mod:`bot.ops.health` (:class:`GatewayStatus`, :class:`ComputerLoad`) and the adapters that
-build them from the real objects:
+:mod:`bot.ops.health` (:class:`GatewayStatus`, :class:`ComputerLoad`, and
+:class:`ScrapeSources`, where the metrics read them at each scrape: it lives here, below the
+metrics, so that this module never imports them) and the adapters that build them from the
+real objects:
 
 - :func:`gateway_status` reads a discord.py client (plain or auto-sharded) by duck typing, so
   this package never imports discord.py;
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.core.clock import to_ms
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from bot.core.computers import ComputerPool
     from bot.core.manager import Manager
     from bot.core.outbox import Dispatcher
-    from bot.ops.metrics import ScrapeSources
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,30 @@ class ComputerLoad:
     workers: int
     in_flight: int
     busy: int  # moves refused since start because every worker and queue slot was taken
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class ScrapeSources:
+    """Where the values that live elsewhere are read at each scrape. Every field is optional:
+    a missing source leaves its metrics out (see :func:`core_scrape_sources`).
+
+    Synchronous callables are read inside the collector and must be cheap (attribute reads);
+    the two async ones hit the database and are awaited by :meth:`bot.ops.metrics.Metrics.refresh`.
+    """
+
+    gateway: Callable[[], GatewayStatus] | None = None
+    moves_committed: Callable[[], int] | None = None  # Manager.moves_committed
+    timer_failures: Callable[[], int] | None = None  # Manager.timer_failures
+    last_sweep: Callable[[], datetime | None] | None = None  # Manager.last_sweep_at
+    notices: Callable[[], Mapping[str, int]] | None = None  # Dispatcher.counts
+    computers: Callable[[], ComputerLoad] | None = None
+    games_by_status: Callable[[], Awaitable[Mapping[str, int]]] | None = None
+    outbox: Callable[[], Awaitable[OutboxStats]] | None = None
+    now: Callable[[], datetime] = _utc_now  # the clock the outbox's stored times are on
 
 
 def _finite(value: object) -> float | None:
@@ -148,7 +173,6 @@ def core_scrape_sources(
     ``SELECT status, count(*) FROM games WHERE status IN ('lobby','draft','play') GROUP BY
     status``; without it ``calico_active_games`` is left out.
     """
-    from bot.ops.metrics import ScrapeSources
 
     m = manager
 

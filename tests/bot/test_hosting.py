@@ -13,8 +13,8 @@ from bot.core.limits import TOO_MANY_GAMES, TOO_MANY_LOBBIES, Cooldowns, LimitEr
 from bot.core.manager import Manager
 from bot.core.models import ErrorCode, ManagerError, TimeoutAction, UserRef
 from bot.core.servers import ServerSettings
-from bot.i18n import Text
-from bot.replies import reply_for
+from bot.words.catalogue import Text
+from bot.words.replies import reply_for
 from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game, opts, seeds
 
 # --------------------------------------------------------------------------- server settings

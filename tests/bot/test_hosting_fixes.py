@@ -8,14 +8,14 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from bot import presenter as p
 from bot.adapter.delivery import NoticeRenderer
 from bot.adapter.ui import messages
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, NoticeKind, UserRef
 from bot.demo import DemoLocales, run_demo
-from bot.i18n import Text
+from bot.words import posts, terms
+from bot.words.catalogue import Text
 from tests.bot.conftest import ANN, CHANNEL, GUILD, THREAD, opts, play_out
 
 SAM = UserRef(1009, "sam")
@@ -35,15 +35,15 @@ async def test_computer_names_come_from_the_catalogue_with_the_level_once(
         if lang != "en":
             assert "Computer" not in lobby.content
         # The host's "remove a computer" menu and every other name say the same.
-        assert p.seat_names(g, tr)[1:] == [f"{word} ({easy})", f"{word} ({strong})"]
+        assert terms.seat_names(g, tr)[1:] == [f"{word} ({easy})", f"{word} ({strong})"]
         assert lobby.view is not None
         labels = [o.label for child in lobby.view.children
                   for o in getattr(getattr(child, "item", child), "options", [])]
         assert any(f"{word} ({easy})" in label for label in labels), labels
     g = await manager.start(g.id, ANN.id)
     tr = Text("fr")
-    assert "Computer" not in p.started_text(tr, g, 1)
-    assert p.who(g.seats[1], tr) == "🤖 Ordinateur (facile)"
+    assert "Computer" not in posts.started_text(tr, g, 1)
+    assert terms.who(g.seats[1], tr) == "🤖 Ordinateur (facile)"
 
 
 async def test_a_seat_handed_to_a_computer_is_not_credited_to_the_person(
@@ -71,7 +71,7 @@ async def test_a_seat_handed_to_a_computer_is_not_credited_to_the_person(
     assert sum(m.played_by == "computer" for m in moves if m.seat == sam_seat.seat) == 22
 
     tr = Text("en")
-    names = p.seat_names(g, tr)
+    names = terms.seat_names(g, tr)
     assert names[sam_seat.seat] == "Computer (normal) for sam"
     [over] = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.GAME_OVER]
     renderer = NoticeRenderer(manager, DemoLocales({}))

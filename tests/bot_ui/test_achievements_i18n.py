@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.i18n import LANGS, load
+from bot.words.catalogue import LANGS, load
 from data import load_catalog
 from engine.achievements import Reason
 from render import ACHIEVEMENT_LABELS, REPLAY_LABELS

@@ -13,12 +13,12 @@ from itertools import product
 import discord
 import pytest
 
-from bot import describe as d
-from bot import presenter as p
 from bot.adapter.ui import messages
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
-from bot.i18n import LANGS, Text
+from bot.words import describe as d
+from bot.words import terms
+from bot.words.catalogue import LANGS, Text
 from data import load_catalog
 from engine.ai import make_player
 from engine.config import GameOptions, Restriction, Setup
@@ -75,7 +75,7 @@ def cell_segments(text: str) -> dict[str, str]:
 
 
 def tile_words(tr: Text, view: PublicView, code: int) -> str:
-    return p.tile_code_name(tr, view.config, code)
+    return terms.tile_code_name(tr, view.config, code)
 
 
 # --------------------------------------------------------------------------- every tile, token
@@ -95,7 +95,7 @@ def test_the_quilt_names_every_tile_and_token(lang: str, seed: int) -> None:
         for c in seat.placed:
             assert tile_words(tr, view, seat.quilt[c]) in cells[cell_name(c)]
         for c, ci in seat.cats:
-            cat = p.cat_name(view.config.cats[ci].id)
+            cat = terms.cat_name(view.config.cats[ci].id)
             assert tr("alt.token.cat", cat=cat) in cells[cell_name(c)]
         for c, _ in seat.buttons:
             assert tr("alt.token.button_plain") in cells[cell_name(c)]
@@ -105,7 +105,7 @@ def test_the_quilt_names_every_tile_and_token(lang: str, seed: int) -> None:
         assert n_tokens == len(seat.cats)
         for i, spot in enumerate(view.config.goal_spots):
             assert seat.goals is not None
-            assert p.goal_name(seat.goals[i]) in cells[cell_name(spot)]
+            assert terms.goal_name(seat.goals[i]) in cells[cell_name(spot)]
         assert tr("alt.token.last") in cells[cell_name(seat.placed[-1])]
 
 
@@ -123,7 +123,7 @@ def test_the_alt_text_names_every_tile_and_token(lang: str, seed: int) -> None:
         wanted = Counter(tile_words(tr, view, seat.quilt[c]) for c in seat.placed)
         for name, n in wanted.items():
             assert short.count(name) >= n, name
-        cats = Counter(p.cat_name(view.config.cats[ci].id) for _, ci in seat.cats)
+        cats = Counter(terms.cat_name(view.config.cats[ci].id) for _, ci in seat.cats)
         for cat, n in cats.items():
             assert short.count(tr("alt.token.cat", cat=cat)) == n
         assert short.count(tr("alt.token.button_plain")) >= len(seat.buttons)
@@ -304,8 +304,8 @@ def test_turn_names_hand_market_and_preview() -> None:
     desc = d.turn(EN, view, name="Bob", preview=(cell, view.hand[src], events), legal=legal,
                   selected=src)
     cfg = state.config
-    hand = [p.tile_code_name(EN, cfg, t) for t in view.hand]
-    market = [p.tile_code_name(EN, cfg, t) for t in state.market]
+    hand = [terms.tile_code_name(EN, cfg, t) for t in view.hand]
+    market = [terms.tile_code_name(EN, cfg, t) for t in state.market]
     for text in (desc.short, desc.long):
         assert f"Preview: {hand[src]} on {cell_name(cell)}" in text
         assert f"{src + 1} {hand[src]} (selected)" in text
@@ -399,7 +399,7 @@ def test_score_sheet_places_goals_and_tie_break() -> None:
                                         scores[i]["button_tokens"]))
     assert lines[1].startswith(f"1. {'ABCD'[best]} (Master Quilter): total {scores[best]['total']}")
     for g in scores[best]["goals"]:
-        assert f"{g['spot']} {p.goal_name(g['goal'])}" in lines[1]
+        assert f"{g['spot']} {terms.goal_name(g['goal'])}" in lines[1]
 
 
 def test_score_sheet_with_a_scenario() -> None:
@@ -420,7 +420,7 @@ def test_table_names_turn_cats_and_market() -> None:
     desc = d.table(EN, view, ["Ann", "Bob", "Cy"])
     assert desc.short.startswith("To play: ")
     for cat in view.config.cats:
-        assert f"Cat {p.cat_name(cat.id)}, {cat.points} points" in desc.short
+        assert f"Cat {terms.cat_name(cat.id)}, {cat.points} points" in desc.short
     assert "Market: 1 " in desc.short
     for name in ("Ann", "Bob", "Cy"):
         assert f"{name}'s quilt: " in desc.long
@@ -448,7 +448,7 @@ def test_rules_pictures(lang: str, topic: str) -> None:
     assert 40 < d.length(desc.short) <= LIMIT
     if topic == "cats":
         for cat in load_catalog().cats:
-            assert p.cat_name(cat) in desc.short
+            assert terms.cat_name(cat) in desc.short
 
 
 def test_rules_topics_match_the_renderer() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot import i18n
-from bot.i18n import LANGS, Text, lang_of, load, placeholders, plural_form, t
+from bot.words import catalogue as i18n
+from bot.words.catalogue import LANGS, Text, lang_of, load, placeholders, plural_form, t
 
 PLURAL_FORMS = {"en": {"one", "other"}, "fr": {"one", "other"}, "pl": {"one", "few", "many"}}
 

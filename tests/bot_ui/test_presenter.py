@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot import presenter as p
-from bot.i18n import LANGS, Text
+from bot.words import answers, markup, narration, terms
+from bot.words.catalogue import LANGS, Text
 from engine.events import (
     ButtonSewn,
     CatAttracted,
@@ -24,54 +24,55 @@ def test_narration_of_a_turn() -> None:
               ButtonSewn(0, "yellow", "C3", ("C3", "C4", "B3")),
               CatAttracted(0, "millie", "dots", "C3", ("C3", "C2", "B2"), 3),
               RainbowSewn(0, "C3"), TileTaken(0, 2, "green", "ferns")]
-    text = p.narrate_turn(EN, "Alice", events)
+    text = narration.narrate_turn(EN, "Alice", events)
     assert "**Alice** sewed yellow dots on C3 and took green ferns" in text
     assert "yellow button" in text and "Millie" in text and "+3 points" in text
     assert "rainbow" in text
 
 
 def test_preview_says_what_a_placement_earns() -> None:
-    text = p.preview_text(EN, "yellow dots", "C3", [ButtonSewn(0, "yellow", "C3", ("C3",) * 3)])
+    text = narration.preview_text(EN, "yellow dots", "C3",
+                                  [ButtonSewn(0, "yellow", "C3", ("C3",) * 3)])
     assert "yellow button" in text
-    assert "no token" in p.preview_text(EN, "yellow dots", "C3", [])
+    assert "no token" in narration.preview_text(EN, "yellow dots", "C3", [])
 
 
 def test_winner_and_tie_break() -> None:
     over = GameOver((60, 60), (1, 2), (0,), "cats", ({}, {}))
-    text = p.winner_text(EN, ["Alice", "Bob"], over)
+    text = narration.winner_text(EN, ["Alice", "Bob"], over)
     assert "Alice" in text and "Master Quilter" in text and "cat tokens" in text
     shared = GameOver((60, 60), (1, 1), (0, 1), "shared", ({}, {}))
-    assert "Shared victory" in p.winner_text(EN, ["Alice", "Bob"], shared)
+    assert "Shared victory" in narration.winner_text(EN, ["Alice", "Bob"], shared)
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("topic", p.RULE_TOPICS)
+@pytest.mark.parametrize("topic", answers.RULE_TOPICS)
 def test_rules_fit_a_message(lang: str, topic: str) -> None:
-    text = p.rules_text(Text(lang), topic)
+    text = answers.rules_text(Text(lang), topic)
     assert 50 < len(text) <= 2000
     assert "{" not in text
 
 
 def test_rulings_are_stated() -> None:
-    text = p.rules_text(EN, "rulings")
+    text = answers.rules_text(EN, "rulings")
     for needle in ("contains", "22nd turn", "rainbow", "first tile"):
         assert needle in text
 
 
 def test_draft_arrangements_fit_one_select() -> None:
     offer = ["all-different", "aaa-bbb", "aa-bb-cc", "aaaa-bb"]
-    options = p.draft_arrangements(offer)
+    options = terms.draft_arrangements(offer)
     assert len(options) == 24 and len(set(options)) == 24
-    assert len(p.draft_arrangements(offer[:3])) == 6
-    label = p.arrangement_label(EN, offer, (0, 1, 2))
+    assert len(terms.draft_arrangements(offer[:3])) == 6
+    label = terms.arrangement_label(EN, offer, (0, 1, 2))
     assert label == "B3 ≠ · C4 AAA-BBB · D2 AA-BB-CC"
-    assert "AAAA-BB" in p.arrangement_left_out(EN, offer, (0, 1, 2))
+    assert "AAAA-BB" in terms.arrangement_left_out(EN, offer, (0, 1, 2))
 
 
 def test_discord_markup() -> None:
-    assert p.jump_url(1, 2) == "https://discord.com/channels/1/2"
-    assert p.mention(5) == "<@5>"
-    assert p.clip("abcdef", 4) == "abc…"
+    assert markup.jump_url(1, 2) == "https://discord.com/channels/1/2"
+    assert markup.mention(5) == "<@5>"
+    assert markup.clip("abcdef", 4) == "abc…"
 
 
 FAILED = ScenarioResult(0, 3, False, (("goals_met", 2, 2, True), ("each_cat", 3, 2, False),
@@ -84,7 +85,7 @@ SOLO_OVER = GameOver((55,), (1,), (0,), "score",
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_end_of_a_scenario_says_passed_or_not_and_each_target(lang: str) -> None:
     tr = Text(lang)
-    text = p.game_over_text(tr, ["Ann"], [FAILED, SOLO_OVER])
+    text = narration.game_over_text(tr, ["Ann"], [FAILED, SOLO_OVER])
     assert tr("scenario.failed", number=3) in text
     assert tr("scenario.passed", number=3) not in text
     lines = text.splitlines()
@@ -93,7 +94,7 @@ def test_the_end_of_a_scenario_says_passed_or_not_and_each_target(lang: str) -> 
                                               reached=reached, count=needed)
         assert line in lines, line
     assert f"{55}/{60}" in text and "2/3" in text  # reached / needed, as numbers
-    won = p.game_over_text(tr, ["Ann"], [PASSED, SOLO_OVER])
+    won = narration.game_over_text(tr, ["Ann"], [PASSED, SOLO_OVER])
     assert tr("scenario.passed", number=1) in won and "❌" not in won
 
 
@@ -103,6 +104,6 @@ def test_scenario_result_survives_the_notice_payload() -> None:
     from engine.events import event_to_dict
 
     events = events_from_payload([event_to_dict(FAILED), event_to_dict(SOLO_OVER)])
-    assert p.game_over_text(EN, ["Ann"], events) == p.game_over_text(EN, ["Ann"],
+    assert narration.game_over_text(EN, ["Ann"], events) == narration.game_over_text(EN, ["Ann"],
                                                                      [FAILED, SOLO_OVER])
-    assert "Scenario 3 not passed" in p.game_over_text(EN, ["Ann"], events)
+    assert "Scenario 3 not passed" in narration.game_over_text(EN, ["Ann"], events)

@@ -14,7 +14,8 @@ from bot.adapter.ui import progress as ui
 from bot.core import progress
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
 from bot.core.storage.base import RatingRow
-from bot.i18n import LANGS, Text
+from bot.words import progress as progress_words
+from bot.words.catalogue import LANGS, Text
 
 EN = Text("en")
 NOW = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
@@ -41,7 +42,7 @@ def test_custom_ids_round_trip() -> None:
 
 
 def test_score_sheet_lines() -> None:
-    lines = ui.game_over_lines(EN, None, game(), INFO)
+    lines = progress_words.game_over_lines(EN, None, game(), INFO)
     assert lines[0].startswith("🏅 P1") and "65+ points" in lines[0]
     assert "unless you pick another" in lines[0]  # the win fits two rows
     assert lines[1] == EN("achievements.earned_title", player="P1", title="Budding Quilter")
@@ -49,7 +50,7 @@ def test_score_sheet_lines() -> None:
     nothing = {"earned": [{"seat": s, "user_id": 100 + s, "ids": [], "choices": [],
                            "reason": "computer_played", "points": 0, "title": None}
                           for s in (0, 1)]}
-    assert ui.game_over_lines(EN, None, game(), nothing) == [
+    assert progress_words.game_over_lines(EN, None, game(), nothing) == [
         EN("achievements.reason.computer_played")]
 
 
@@ -78,7 +79,7 @@ def test_leaderboard_lines() -> None:
     rows = [progress.BoardEntry(1, "ai:strong", "", RatingRow(5, "ai:strong", 33, 2, 27, 9, 1)),
             progress.BoardEntry(2, "u:100", "Ann", RatingRow(5, "u:100", 30, 2, 24, 4, 1),
                                 games=6, wins=4, average=61.25)]
-    lines = ui.board_lines(EN, rows)
+    lines = progress_words.board_lines(EN, rows)
     assert lines[0] == "1. 🤖 **Computer (strong)** · rating 27.0 · 9 rated games"
     assert lines[1] == "2. **Ann** · rating 24.0 · 4 wins in 6 games · average 61.2"
 

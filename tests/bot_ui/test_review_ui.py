@@ -12,7 +12,8 @@ import render
 from bot.adapter.ui import review as review_ui
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
 from bot.core.review import HintsOutcome, ReviewOutcome
-from bot.i18n import LANGS, Text, load
+from bot.words import review as review_words
+from bot.words.catalogue import LANGS, Text, load
 from data import load_catalog
 from engine.ai.hints import Hint
 from engine.ai.review import (
@@ -77,24 +78,24 @@ def a_review(mistakes: int = 3) -> Review:
 def test_every_reason_is_phrased(lang: str) -> None:
     tr = Text(lang)
     for r in REASONS:
-        text = review_ui.reason_words(tr, r)
+        text = review_words.reason_words(tr, r)
         assert "{" not in text and "review.why" not in text
-        assert review_ui.num(tr, r.points) in text
-    assert "Millie" in review_ui.reason_words(tr, Reason("cat", 1.0, "earned", cat="millie"))
-    assert tr("color.purple") in review_ui.reason_words(tr, REASONS[2])
-    assert "AA-BB-CC" in review_ui.reason_words(tr, REASONS[6]) and "C4" in \
-        review_ui.reason_words(tr, REASONS[6])
-    two = review_ui.why_sentence(tr, Mistake(5, 6, 3.0, "both", tuple(REASONS[:2])))
-    assert review_ui.reason_words(tr, REASONS[0]) in two
-    assert review_ui.reason_words(tr, REASONS[1]) in two
-    assert review_ui.why_sentence(tr, Mistake(5, 6, 3.0, "both", ())) == tr("review.why.none")
-    assert tr("review.why.pick") in review_ui.why_sentence(tr, Mistake(5, 6, 3.0, "pick", ()))
+        assert review_words.num(tr, r.points) in text
+    assert "Millie" in review_words.reason_words(tr, Reason("cat", 1.0, "earned", cat="millie"))
+    assert tr("color.purple") in review_words.reason_words(tr, REASONS[2])
+    assert "AA-BB-CC" in review_words.reason_words(tr, REASONS[6]) and "C4" in \
+        review_words.reason_words(tr, REASONS[6])
+    two = review_words.why_sentence(tr, Mistake(5, 6, 3.0, "both", tuple(REASONS[:2])))
+    assert review_words.reason_words(tr, REASONS[0]) in two
+    assert review_words.reason_words(tr, REASONS[1]) in two
+    assert review_words.why_sentence(tr, Mistake(5, 6, 3.0, "both", ())) == tr("review.why.none")
+    assert tr("review.why.pick") in review_words.why_sentence(tr, Mistake(5, 6, 3.0, "pick", ()))
 
 
 def test_numbers_read_as_written_in_each_language() -> None:
-    assert review_ui.num(Text("en"), 87.25) == "87.2"
-    assert review_ui.num(Text("fr"), 4.15, 2) == "4,15"
-    assert review_ui.num(Text("pl"), 100.0) == "100,0"
+    assert review_words.num(Text("en"), 87.25) == "87.2"
+    assert review_words.num(Text("fr"), 4.15, 2) == "4,15"
+    assert review_words.num(Text("pl"), 100.0) == "100,0"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -103,23 +104,23 @@ def test_review_text_fits_and_says_everything(lang: str, mistakes: int) -> None:
     tr = Text(lang)
     review = a_review(mistakes)
     outcome = ReviewOutcome(game(), 0, review, NOW, computed=True)
-    text = review_ui.summary_text(tr, outcome)
+    text = review_words.summary_text(tr, outcome)
     assert len(text) <= 2000 and "{" not in text
-    assert review_ui.num(tr, review.accuracy) in text and "62" in text
+    assert review_words.num(tr, review.accuracy) in text and "62" in text
     assert tr("review.method", samples=12) in text
     if mistakes:
         assert tr("review.no_mistakes") not in text
         for rank, m in enumerate(review.mistakes, 1):
-            assert f"{rank}. **" in text and review_ui.why_sentence(tr, m) in text
+            assert f"{rank}. **" in text and review_words.why_sentence(tr, m) in text
     else:
         assert tr("review.no_mistakes") in text
-    parts = review_ui.turn_texts(tr, outcome)
+    parts = review_words.turn_texts(tr, outcome)
     assert parts and all(len(x) <= 2000 and "{" not in x for x in parts)
     lines = [x for part in parts for x in part.splitlines()[1:]]
     assert len(lines) == 22  # every turn, in order
     assert [int(x.split(".", 1)[0]) for x in lines] == list(range(1, 23))
     assert sum("✓" in x for x in lines) == 7
-    alt = review_ui.chart_alt(tr, review)
+    alt = review_words.chart_alt(tr, review)
     assert "{" not in alt and len(alt) <= 1024
 
 
@@ -134,7 +135,7 @@ def test_hint_text(lang: str) -> None:
     lines = [x for x in out.content.splitlines() if x[:2] in ("1.", "2.", "3.")]
     assert len(lines) == 3 and tr("hint.engine") in lines[0]
     assert tr("hint.engine") not in lines[1]
-    assert review_ui.num(tr, 63.25, 1) in lines[0] and "C3" in lines[0]
+    assert review_words.num(tr, 63.25, 1) in lines[0] and "C3" in lines[0]
     assert tr("hint.marked") in out.content and "{" not in out.content
     assert len(out.content) <= 2000
 

@@ -10,7 +10,7 @@ import discord
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import views
 from bot.adapter.ui.messages import source_choices
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from data import load_catalog
 from engine.config import GameOptions, Restriction
 from engine.setup import new_game

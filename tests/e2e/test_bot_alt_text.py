@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import describe
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
+from bot.words import describe
 from tests.bot_ui.harness import (
     DRAFT_SELECT,
     bot,

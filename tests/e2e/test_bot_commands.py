@@ -17,7 +17,7 @@ from bot.adapter.ui import messages
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus, NoticeKind, UserRef
 from bot.core.storage import NoticeStatus
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from engine.views import public_view
 from tests.bot.conftest import play_out
 from tests.bot_ui.harness import (

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot import presenter as p
 from bot.adapter.ui.messages import events_from_payload
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
-from bot.i18n import Text
+from bot.words import narration
+from bot.words.catalogue import Text
 from engine.events import ScenarioResult
 from render import theme
 from tests.bot_ui.harness import (
@@ -139,7 +139,7 @@ async def test_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> None:
     tr = Text("en")
     verdict = "scenario.passed" if result.passed else "scenario.failed"
     assert tr(verdict, number=1) in final.content
-    assert p.scenario_text(tr, result) in final.content
+    assert narration.scenario_text(tr, result) in final.content
     assert [name for name, *_ in result.conditions] == ["rainbow", "score"]
     # The score sheet draws the same panel (green when passed, red when not).
     sheet = Image.open(BytesIO(final.attachment("scores.png").data)).convert("RGB")

@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot import describe
-from bot import presenter as p
 from bot.adapter.client import CalicoBot
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus, TimeoutAction
-from bot.i18n import Text
 from bot.settings import Settings
+from bot.words import describe, terms
+from bot.words.catalogue import Text
 from engine.hexgrid import cell_name
 from engine.views import public_view
 from tests.bot_ui.harness import (
@@ -244,9 +243,9 @@ async def test_pictures_in_words_for_who_asked(discord_env: DiscordEnv, tmp_path
     cells = cell_segments(text.split(heading, 1)[1])
 
     for c in seat.placed:
-        assert p.tile_code_name(EN, view.config, seat.quilt[c]) in cells[cell_name(c)]
+        assert terms.tile_code_name(EN, view.config, seat.quilt[c]) in cells[cell_name(c)]
     for c, ci in seat.cats:
-        assert EN("alt.token.cat", cat=p.cat_name(view.config.cats[ci].id)) in cells[
+        assert EN("alt.token.cat", cat=terms.cat_name(view.config.cats[ci].id)) in cells[
             cell_name(c)]
     for c, _ in seat.buttons:
         assert EN("alt.token.button_plain") in cells[cell_name(c)]

@@ -21,7 +21,7 @@ from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, UserRef
 from bot.core.storage import GameWrite
 from bot.core.storage.base import RatingRow, RatingUpdate
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from data import load_catalog
 from engine.quilt_record import score_record
 from render import achievements_layout, frame_count

@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from tests.bot_ui.harness import (
     DRAFT_SELECT,
     answer_text,

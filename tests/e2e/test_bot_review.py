@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from bot import describe
 from bot.adapter.ui import review as review_ui
 from bot.core.clock import FakeClock
 from bot.core.models import GameInfo, GameStatus
 from bot.core.review import ReviewService
-from bot.i18n import Text
+from bot.words import describe
+from bot.words.catalogue import Text
 from engine.ai.review import engine_move
 from engine.rules import legal_moves
 from engine.views import private_view

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot import presenter as p
 from bot.adapter.client import cog_modules
 from bot.adapter.ui import custom_ids as ids
 from bot.core.clock import FakeClock
-from bot.i18n import Text
+from bot.words import answers
+from bot.words.catalogue import Text
 from tests.bot_ui.harness import answer_text, bot, bot_factory, custom_ids
 from tests.fakediscord import DiscordEnv
 
@@ -113,7 +113,7 @@ async def test_rules_come_with_a_picture(discord_env: DiscordEnv, tmp_path: Path
     await rules.wait_response()
     assert rules.deferred
     reply = await rules.wait_followup()
-    assert reply.ephemeral and reply.content == p.rules_text(tr, topic)
+    assert reply.ephemeral and reply.content == answers.rules_text(tr, topic)
     png = reply.attachment(f"rules-{topic}.png").data
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     img = Image.open(BytesIO(png))

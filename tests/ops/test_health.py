@@ -22,8 +22,8 @@ from bot.ops.health import (
     make_app,
     start_listener,
 )
-from bot.ops.metrics import Metrics, ScrapeSources
-from bot.ops.sources import GatewayStatus
+from bot.ops.metrics import Metrics
+from bot.ops.sources import GatewayStatus, ScrapeSources
 from tests.ops.conftest import parse, value
 
 START = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -18,10 +18,9 @@ from bot.ops.metrics import (
     OTHER,
     MeteredSweeper,
     Metrics,
-    ScrapeSources,
     Timed,
 )
-from bot.ops.sources import ComputerLoad, GatewayStatus
+from bot.ops.sources import ComputerLoad, GatewayStatus, ScrapeSources
 from tests.ops.conftest import names, scrape, value
 
 

@@ -8,21 +8,19 @@ about, localised strings for command metadata) live here too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import presenter as p
+from bot.adapter.context import Host
 from bot.adapter.ui.views import game_choices
 from bot.core import challenge
 from bot.core.models import GameInfo, ManagerError
-from bot.i18n import Text
-from bot.i18n import t as translate
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words import answers
+from bot.words.catalogue import Text
+from bot.words.catalogue import t as translate
 
 
 def L(key: str, **extras: Any) -> app_commands.locale_str:  # noqa: N802 - reads like a marker
@@ -37,7 +35,7 @@ def choice(key: str, value: str | int, **extras: Any) -> app_commands.Choice[Any
 class CalicoCog(commands.Cog):
     """A cog whose app commands become subcommands of ``/calico``."""
 
-    def __init__(self, bot: CalicoBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -47,7 +45,7 @@ class CalicoCog(commands.Cog):
         self.__cog_app_commands__ = []
 
 
-async def resolve_game(bot: CalicoBot, interaction: discord.Interaction[Any],
+async def resolve_game(bot: Host, interaction: discord.Interaction[Any],
                        game_id: int | None) -> GameInfo:
     """The game a command is about: the one named, the one whose thread this is, or the user's
     only active game."""
@@ -69,14 +67,14 @@ async def resolve_game(bot: CalicoBot, interaction: discord.Interaction[Any],
     raise ManagerError("pick_game" if games else "no_game_here")
 
 
-async def game_autocomplete(bot: CalicoBot, interaction: discord.Interaction[Any],
+async def game_autocomplete(bot: Host, interaction: discord.Interaction[Any],
                             current: str) -> list[app_commands.Choice[int]]:
     """The user's active games, newest first, filtered by what they typed."""
     tr = Text(interaction.locale)
     games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
 
     def label(g: GameInfo) -> str:
-        text = tr("games.pick", game=g.id, status=p.status_name(tr, g.status))
+        text = tr("games.pick", game=g.id, status=answers.status_name(tr, g.status))
         if g.current_user_id == interaction.user.id:
             text += tr("games.your_turn").replace("*", "")
         return text

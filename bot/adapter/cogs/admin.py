@@ -3,19 +3,17 @@ server)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L, game_autocomplete, resolve_game
+from bot.adapter.context import Host
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameStatus, ManagerError
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words.catalogue import Text
 
 
 class Admin(CalicoCog):
@@ -48,5 +46,5 @@ class Admin(CalicoCog):
         return await game_autocomplete(self.bot, interaction, current)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Admin(bot))

@@ -6,19 +6,17 @@ spoiled."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L
+from bot.adapter.context import Host
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words.catalogue import Text
 
 
 class Challenge(CalicoCog):
@@ -38,5 +36,5 @@ class Challenge(CalicoCog):
         await respond.reply(interaction, work(), ephemeral=True)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Challenge(bot))

@@ -5,15 +5,12 @@ event never takes the bot (or another game) down."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
 from bot.adapter.cogs import CalicoCog
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.adapter.context import Host
 
 log = logging.getLogger("calico.events")
 
@@ -79,5 +76,5 @@ class Events(CalicoCog):
             log.exception("channel_gone(%s) failed", channel_id)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Events(bot))

@@ -3,25 +3,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot import describe
-from bot import presenter as p
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.context import Host
 from bot.adapter.ui import images, messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
-from bot.i18n import Text
+from bot.words import answers, describe, markup, terms
+from bot.words.catalogue import Text
 
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
-
-TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in p.RULE_TOPICS]
+TOPIC_CHOICES = [choice(f"choice.topic.{t}", t) for t in answers.RULE_TOPICS]
 SCOPE_CHOICES = [choice("choice.scope_server", "server"),
                  choice("choice.scope_everywhere", "everywhere")]
 
@@ -50,9 +47,10 @@ class Info(CalicoCog):
         except ManagerError:
             return []
         tr = Text(interaction.locale)
-        return [app_commands.Choice(name=p.clip(f"{s.seat + 1}. {p.seat_name(tr, s)}", 100),
-                                    value=str(s.seat + 1))
-                for s in info.seats if current.lower() in p.seat_name(tr, s).lower()][:25]
+        return [app_commands.Choice(
+                    name=markup.clip(f"{s.seat + 1}. {terms.seat_name(tr, s)}", 100),
+                    value=str(s.seat + 1))
+                for s in info.seats if current.lower() in terms.seat_name(tr, s).lower()][:25]
 
     @board.autocomplete("game")
     async def _board_game(self, interaction: discord.Interaction[Any],
@@ -82,7 +80,7 @@ class Info(CalicoCog):
 
         async def work() -> Outgoing:
             mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=True)
-            return Outgoing(p.games_text(tr, mine, interaction.user.id))
+            return Outgoing(answers.games_text(tr, mine, interaction.user.id))
 
         await respond.reply(interaction, work(), ephemeral=True)
 
@@ -94,7 +92,7 @@ class Info(CalicoCog):
         tr = Text(interaction.locale)
         if topic not in images.RULES_TOPICS:
             # Text only: answered at once, no storage touched.
-            await interaction.response.send_message(p.rules_text(tr, topic), ephemeral=True)
+            await interaction.response.send_message(answers.rules_text(tr, topic), ephemeral=True)
             return
 
         async def work() -> Outgoing:
@@ -102,7 +100,7 @@ class Info(CalicoCog):
             # language; the interaction is deferred first, as the first drawing takes a while).
             png = await images.rules_image(tr, topic)
             name = images.rules_png_name(topic)
-            return Outgoing(p.rules_text(tr, topic), [(name, png)]).described(
+            return Outgoing(answers.rules_text(tr, topic), [(name, png)]).described(
                 name, describe.rules(tr, topic))
 
         await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
@@ -117,12 +115,12 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             guild_id = interaction.guild.id if interaction.guild is not None else None
             result = await self.bot.manager.user_stats(target.id, guild_id)
-            text = p.stats_text(tr, target.display_name, result)
+            text = answers.stats_text(tr, target.display_name, result)
             text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
             reviewed = await review_ui.stats_line(tr, self.bot.manager.store, target.id)
             if reviewed:
                 text += "\n" + reviewed
-            return Outgoing(p.clip(text, 2000))
+            return Outgoing(markup.clip(text, 2000))
 
         await respond.reply(interaction, work(), ephemeral=True)
 
@@ -160,5 +158,5 @@ def _seat_from(seats: Any, player: str | None, user_id: int) -> int | None:
     return None
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Info(bot))

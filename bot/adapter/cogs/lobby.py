@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 
-from bot import presenter as p
 from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
+from bot.adapter.context import Host
 from bot.adapter.options import BadOptionError, solo_options, start_options
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.i18n import Text
+from bot.words import markup
+from bot.words.catalogue import Text
 from engine.config import Restriction
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
 
 log = logging.getLogger("calico.lobby")
 
@@ -114,9 +112,9 @@ class Lobby(CalicoCog):
             return Outgoing(tr("setup.failed", game=game.id, reason=""))
         if game.thread_id is None:
             return Outgoing(tr("setup.waiting", game=game.id))
-        text = tr(key, game=game.id, thread=p.channel_mention(game.thread_id))
+        text = tr(key, game=game.id, thread=markup.channel_mention(game.thread_id))
         if host is not None:
-            text = tr("lobby.starter", host=p.mention(host.id)) + "\n" + text
+            text = tr("lobby.starter", host=markup.mention(host.id)) + "\n" + text
         return Outgoing(text)
 
     # ------------------------------------------------------------------ /calico start
@@ -216,5 +214,5 @@ class Lobby(CalicoCog):
         await respond.reply(interaction, work(), ephemeral=False)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Lobby(bot))

@@ -3,19 +3,17 @@ and ``/calico settings``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
+from bot.adapter.context import Host
 from bot.adapter.ui import flows, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameStatus
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words.catalogue import Text
 
 
 class Play(CalicoCog):
@@ -78,5 +76,5 @@ class Play(CalicoCog):
         await respond.reply(interaction, work(), ephemeral=True)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Play(bot))

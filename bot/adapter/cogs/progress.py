@@ -4,20 +4,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L
+from bot.adapter.context import Host
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words.catalogue import Text
 
 
 class Progress(CalicoCog):
@@ -78,5 +76,5 @@ class Progress(CalicoCog):
             self.bot.manager, interaction.user.id, current, Text(interaction.locale))
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Progress(bot))

@@ -7,24 +7,23 @@ turn DM's hint button (:mod:`bot.adapter.ui.review`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L
+from bot.adapter.context import Host
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.views import game_choices
 from bot.core.models import ManagerError
 from bot.core.review import ReviewService
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words import review as review_words
+from bot.words.catalogue import Text
 
 
 class Reviews(CalicoCog):
-    def __init__(self, bot: CalicoBot) -> None:
+    def __init__(self, bot: Host) -> None:
         super().__init__(bot)
         self.service: ReviewService | None = None
 
@@ -67,9 +66,9 @@ class Reviews(CalicoCog):
                            current: str) -> list[app_commands.Choice[int]]:
         tr = Text(interaction.locale)
         mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
-        return game_choices(((review_ui.finished_label(tr, g), g.id)
+        return game_choices(((review_words.finished_label(tr, g), g.id)
                              for g in review_ui.finished(mine)), current)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Reviews(bot))

@@ -10,20 +10,18 @@ role pinged by new lobbies, the language of thread posts, the weekly challenge's
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
+from bot.adapter.context import Host
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
-from bot.i18n import Text
-
-if TYPE_CHECKING:
-    from bot.adapter.client import CalicoBot
+from bot.words.catalogue import Text
 
 log = logging.getLogger("calico.admin")
 
@@ -122,5 +120,5 @@ async def _no(interaction: discord.Interaction[Any], text: str) -> None:
     await interaction.response.send_message(text, ephemeral=True)
 
 
-async def setup(bot: CalicoBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(ServerAdmin(bot))

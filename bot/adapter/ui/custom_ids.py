@@ -1,10 +1,20 @@
-"""Component custom ids: what every button and select carries, encoded and parsed in one place.
+"""Component custom ids: every kind declared once, in one table, with its wire format.
 
 A custom id holds everything needed to act on a click (the game, the ply the button was made for,
 and the choices so far), so any button from any message works after a restart: nothing is kept
-in memory between clicks. Each kind has one regular expression (the ``DynamicItem`` template) and
-a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fit in Discord's
-100 characters by construction (ids are short numbers and cell names).
+in memory between clicks. All fit in Discord's 100 characters by construction (ids are short
+numbers and cell names).
+
+Each kind is one declaration below: a frozen dataclass (the typed value a handler receives)
+under ``@declare(tag, *parts, widget=...)``, which gives its wire form
+``calico:<tag>:<part>:<part>...``. From that one entry come the regular expression (the
+``DynamicItem`` template, :attr:`Kind.template`), the encoder (:meth:`CustomId.encode`), the
+parser (:func:`parse`) and, in :mod:`bot.adapter.ui.items`, the ``DynamicItem`` class with the
+widget's default look. A new button is one entry here plus its handler in
+:data:`bot.adapter.ui.flows.ROUTES`.
+
+The wire format must never change for a kind already posted (buttons on old messages must keep
+working): ``tests/bot_ui/test_custom_id_table.py`` pins every kind's encoding and regex.
 
 =========================================  ===============================================
 ``calico:l:<action>:<game>``               lobby buttons (join, leave, cpu, start, cancel, pet)
@@ -27,8 +37,9 @@ a frozen dataclass with ``encode()``; ``parse()`` reads any of them back. All fi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
 PREFIX: Final = "calico"
 MAX_LEN: Final = 100
@@ -36,109 +47,225 @@ MAX_LEN: Final = 100
 LobbyAction = Literal["join", "leave", "cpu", "start", "cancel", "pet"]
 LOBBY_ACTIONS: Final[tuple[LobbyAction, ...]] = ("join", "leave", "cpu", "start", "cancel", "pet")
 
-_GAME = r"(?P<game>[0-9]{1,20})"
-_PLY = r"(?P<ply>[0-9]{1,4})"
-_SRC = r"(?P<src>[hm][0-9])"
-_CELL = r"(?P<cell>[A-E][1-5])"
 
-LOBBY_TEMPLATE: Final = rf"calico:l:(?P<action>{'|'.join(LOBBY_ACTIONS)}):{_GAME}"
-LOBBY_REMOVE_TEMPLATE: Final = rf"calico:lr:{_GAME}"
-DRAFT_TEMPLATE: Final = rf"calico:g:{_GAME}:{_PLY}"
-DRAFT_CONFIRM_TEMPLATE: Final = rf"calico:gc:{_GAME}:{_PLY}:(?P<order>[0-9]{{3}})"
-DRAFT_BACK_TEMPLATE: Final = rf"calico:gb:{_GAME}:{_PLY}"
-CELL_TEMPLATE: Final = rf"calico:c:{_GAME}:{_PLY}:{_SRC}"
-TAKE_TEMPLATE: Final = rf"calico:t:{_GAME}:{_PLY}:{_SRC}:{_CELL}:(?P<slot>[0-9x])"
-UNDO_TEMPLATE: Final = rf"calico:u:{_GAME}:{_PLY}"
-HAND_TEMPLATE: Final = rf"calico:hand:{_GAME}"
-REPLAY_TEMPLATE: Final = rf"calico:replay:{_GAME}"
-REMATCH_TEMPLATE: Final = rf"calico:rematch:{_GAME}"
-PICK_TEMPLATE: Final = rf"calico:pick:{_GAME}:(?P<seat>[0-3])"
-HINT_TEMPLATE: Final = rf"calico:hint:{_GAME}:{_PLY}(?::(?P<ok>y))?"
-REVIEW_TEMPLATE: Final = rf"calico:rv:{_GAME}"
+# --------------------------------------------------------------------------- parts
 
-TEMPLATES: Final[tuple[str, ...]] = (
-    LOBBY_TEMPLATE, LOBBY_REMOVE_TEMPLATE, DRAFT_TEMPLATE, DRAFT_CONFIRM_TEMPLATE,
-    DRAFT_BACK_TEMPLATE, CELL_TEMPLATE, TAKE_TEMPLATE, UNDO_TEMPLATE, HAND_TEMPLATE,
-    REPLAY_TEMPLATE, REMATCH_TEMPLATE, PICK_TEMPLATE,
-    HINT_TEMPLATE, REVIEW_TEMPLATE,
-)
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One field of a custom id on the wire: ``:<text>`` after the kind's tag (or, for a flag,
+    ``:<pattern>`` when true and nothing when false)."""
+
+    attr: str  # the id value's field
+    pattern: str  # what its text may be (a regex without groups)
+    group: str = ""  # the regex group's name, when not ``attr`` (kept as first written)
+    read: Callable[[str], Any] = int
+    write: Callable[[Any], str] = str
+    flag: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.group or self.attr
+
+    @property
+    def regex(self) -> str:
+        if self.flag:
+            return f"(?::(?P<{self.name}>{self.pattern}))?"
+        return f":(?P<{self.name}>{self.pattern})"
+
+    def encode(self, value: Any) -> str:
+        if self.flag:
+            return f":{self.pattern}" if value else ""
+        return ":" + self.write(value)
+
+    def decode(self, match: re.Match[str]) -> Any:
+        text = match[self.name]
+        if self.flag:
+            return text is not None
+        return self.read(text)
+
+
+def _lobby_action(text: str) -> LobbyAction:
+    for action in LOBBY_ACTIONS:  # the regex admits only these
+        if action == text:
+            return action
+    raise ValueError(f"not a lobby action: {text!r}")
+
+
+def _order(text: str) -> tuple[int, int, int]:
+    return int(text[0]), int(text[1]), int(text[2])
+
+
+def _write_order(order: tuple[int, int, int]) -> str:
+    a, b, c = order
+    return f"{a}{b}{c}"
+
+
+def _slot(text: str) -> int | None:
+    return None if text == "x" else int(text)
+
+
+def _write_slot(slot: int | None) -> str:
+    return "x" if slot is None else str(slot)
+
+
+GAME: Final = Part("game", "[0-9]{1,20}")
+PLY: Final = Part("ply", "[0-9]{1,4}")
+ACTION: Final = Part("action", "|".join(LOBBY_ACTIONS), read=_lobby_action)
+ORDER: Final = Part("order", "[0-9]{3}", read=_order, write=_write_order)
+SOURCE: Final = Part("source", "[hm][0-9]", group="src", read=str)
+CELL: Final = Part("cell", "[A-E][1-5]", read=str)
+SLOT: Final = Part("slot", "[0-9x]", read=_slot, write=_write_slot)
+SEAT: Final = Part("seat", "[0-3]")
+CONFIRMED: Final = Part("confirmed", "y", group="ok", flag=True)
+
+
+# --------------------------------------------------------------------------- widgets
+
+ButtonStyleName = Literal["primary", "secondary", "success", "danger"]
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button's default look (callers pass their translated label). ``label`` may name the
+    id's fields: ``"{action}"``."""
+
+    label: str
+    style: ButtonStyleName = "secondary"
+    emoji: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """A one-choice select (its options and placeholder come from the caller)."""
+
+
+Widget: TypeAlias = Button | Select
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One custom-id kind: its tag, its parts in order, its widget, and its value class."""
+
+    tag: str
+    parts: tuple[Part, ...]
+    widget: Widget
+    cls: type[CustomId]
+    template: str = field(init=False)  # the regex, also the DynamicItem template
+    rx: re.Pattern[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        template = f"{PREFIX}:{self.tag}" + "".join(p.regex for p in self.parts)
+        object.__setattr__(self, "template", template)
+        object.__setattr__(self, "rx", re.compile(template))
+
+    def encode(self, value: CustomId) -> str:
+        return f"{PREFIX}:{self.tag}" + "".join(p.encode(getattr(value, p.attr))
+                                                 for p in self.parts)
+
+    def read(self, match: re.Match[str]) -> CustomId:
+        """The id value of a regex ``match`` of :attr:`template`."""
+        return self.cls(*(p.decode(match) for p in self.parts))
+
+
+class CustomId:
+    """What every custom-id value has: its :class:`Kind` (set by :func:`declare`) and
+    :meth:`encode`."""
+
+    __slots__ = ()
+    kind: ClassVar[Kind]
+
+    def encode(self) -> str:
+        return _check(type(self).kind.encode(self))
+
+
+_KINDS: dict[type[CustomId], Kind] = {}
+_C = TypeVar("_C", bound=CustomId)
+
+
+def declare(tag: str, *parts: Part, widget: Widget) -> Callable[[type[_C]], type[_C]]:
+    """Register a custom-id value class (put it above ``@dataclass``): its wire form is
+    ``calico:<tag>`` then ``parts``, which name its fields in order."""
+
+    def register(cls: type[_C]) -> type[_C]:
+        names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+        if names != tuple(p.attr for p in parts):
+            raise TypeError(f"{cls.__name__}: parts {[p.attr for p in parts]} != {names}")
+        if any(k.tag == tag for k in _KINDS.values()):
+            raise ValueError(f"custom-id tag {tag!r} declared twice")
+        kind = Kind(tag, parts, widget, cls)
+        cls.kind = kind
+        _KINDS[cls] = kind
+        return cls
+
+    return register
 
 
 def _check(custom_id: str) -> str:
-    if len(custom_id) > MAX_LEN:  # cannot happen with the templates above; kept as a guard
+    if len(custom_id) > MAX_LEN:  # cannot happen with the parts above; kept as a guard
         raise ValueError(f"custom id longer than {MAX_LEN}: {custom_id!r}")
     return custom_id
 
 
+# --------------------------------------------------------------------------- the table
+
+
+@declare("l", ACTION, GAME, widget=Button("{action}"))
 @dataclass(frozen=True, slots=True)
-class LobbyId:
+class LobbyId(CustomId):
     action: LobbyAction
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:l:{self.action}:{self.game}")
 
-
+@declare("lr", GAME, widget=Select())
 @dataclass(frozen=True, slots=True)
-class LobbyRemoveId:
+class LobbyRemoveId(CustomId):
     """The host's select of computer seats to remove; the chosen option's value is the seat."""
 
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:lr:{self.game}")
 
-
+@declare("g", GAME, PLY, widget=Select())
 @dataclass(frozen=True, slots=True)
-class DraftId:
+class DraftId(CustomId):
     game: int
     ply: int
 
-    def encode(self) -> str:
-        return _check(f"calico:g:{self.game}:{self.ply}")
 
-
+@declare("gc", GAME, PLY, ORDER, widget=Button("OK", "success"))
 @dataclass(frozen=True, slots=True)
-class DraftConfirmId:
+class DraftConfirmId(CustomId):
     game: int
     ply: int
     order: tuple[int, int, int]  # indices into the goal offer, for B3, C4, D2
 
-    def encode(self) -> str:
-        a, b, c = self.order
-        return _check(f"calico:gc:{self.game}:{self.ply}:{a}{b}{c}")
 
-
+@declare("gb", GAME, PLY, widget=Button("Back"))
 @dataclass(frozen=True, slots=True)
-class DraftBackId:
+class DraftBackId(CustomId):
     game: int
     ply: int
 
-    def encode(self) -> str:
-        return _check(f"calico:gb:{self.game}:{self.ply}")
 
-
+@declare("c", GAME, PLY, SOURCE, widget=Select())
 @dataclass(frozen=True, slots=True)
-class CellId:
+class CellId(CustomId):
     game: int
     ply: int
     source: str  # "h0", "h1" (hand) or "m0".."m2" (no-hand: the market tile placed)
 
-    def encode(self) -> str:
-        return _check(f"calico:c:{self.game}:{self.ply}:{self.source}")
 
-
+@declare("t", GAME, PLY, SOURCE, CELL, SLOT, widget=Button("OK", "primary"))
 @dataclass(frozen=True, slots=True)
-class TakeId:
+class TakeId(CustomId):
     game: int
     ply: int
     source: str
     cell: str
     slot: int | None  # market slot taken; None: the placement alone ends the turn
-
-    def encode(self) -> str:
-        slot = "x" if self.slot is None else str(self.slot)
-        return _check(f"calico:t:{self.game}:{self.ply}:{self.source}:{self.cell}:{slot}")
 
     def move_text(self) -> str:
         """The engine's move notation for this click: ``h0@C3>m2``, ``h1@E5`` or ``m2@C3``."""
@@ -148,117 +275,70 @@ class TakeId:
         return f"{self.source}@{self.cell}{pick}"
 
 
+@declare("u", GAME, PLY, widget=Button("Undo", emoji="↩️"))
 @dataclass(frozen=True, slots=True)
-class UndoId:
+class UndoId(CustomId):
     game: int
     ply: int
 
-    def encode(self) -> str:
-        return _check(f"calico:u:{self.game}:{self.ply}")
 
-
+@declare("hand", GAME, widget=Button("Hand", emoji="🧵"))
 @dataclass(frozen=True, slots=True)
-class HandId:
+class HandId(CustomId):
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:hand:{self.game}")
 
-
+@declare("replay", GAME, widget=Button("Replay", emoji="🎞️"))
 @dataclass(frozen=True, slots=True)
-class ReplayId:
+class ReplayId(CustomId):
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:replay:{self.game}")
 
-
+@declare("rematch", GAME, widget=Button("Rematch", "primary", emoji="🔁"))
 @dataclass(frozen=True, slots=True)
-class RematchId:
+class RematchId(CustomId):
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:rematch:{self.game}")
 
-
+@declare("pick", GAME, SEAT, widget=Select())
 @dataclass(frozen=True, slots=True)
-class PickId:
+class PickId(CustomId):
     """The winner of ``seat`` picks which normal-game row the win fills (value: its id)."""
 
     game: int
     seat: int
 
-    def encode(self) -> str:
-        return _check(f"calico:pick:{self.game}:{self.seat}")
 
-
+@declare("hint", GAME, PLY, CONFIRMED, widget=Button("Hint", emoji="💡"))
 @dataclass(frozen=True, slots=True)
-class HintId:
+class HintId(CustomId):
     game: int
     ply: int
     confirmed: bool = False  # the player agreed that the game gets marked
 
-    def encode(self) -> str:
-        return _check(f"calico:hint:{self.game}:{self.ply}{':y' if self.confirmed else ''}")
 
-
+@declare("rv", GAME, widget=Button("Review my game", emoji="🔎"))
 @dataclass(frozen=True, slots=True)
-class ReviewId:
+class ReviewId(CustomId):
     game: int
 
-    def encode(self) -> str:
-        return _check(f"calico:rv:{self.game}")
+
+# --------------------------------------------------------------------------- derived
+
+KINDS: Final[tuple[Kind, ...]] = tuple(_KINDS.values())
+TEMPLATES: Final[tuple[str, ...]] = tuple(k.template for k in KINDS)
+# Any of the kinds above (each is a CustomId subclass).
+ParsedId: TypeAlias = CustomId
 
 
-ParsedId = (LobbyId | LobbyRemoveId | DraftId | DraftConfirmId | DraftBackId | CellId | TakeId
-            | UndoId | HandId | ReplayId | RematchId | PickId | HintId | ReviewId)
-
-_COMPILED = {t: re.compile(t) for t in TEMPLATES}
+def kind_of(cls: type[CustomId]) -> Kind:
+    return _KINDS[cls]
 
 
-def from_match(template: str, m: re.Match[str]) -> ParsedId:
-    """The id value for a regex match of one of :data:`TEMPLATES`."""
-    game = int(m["game"])
-    if template == LOBBY_TEMPLATE:
-        action = m["action"]
-        assert action in LOBBY_ACTIONS
-        return LobbyId(action, game)
-    if template == LOBBY_REMOVE_TEMPLATE:
-        return LobbyRemoveId(game)
-    if template == HAND_TEMPLATE:
-        return HandId(game)
-    if template == REPLAY_TEMPLATE:
-        return ReplayId(game)
-    if template == REMATCH_TEMPLATE:
-        return RematchId(game)
-    if template == PICK_TEMPLATE:
-        return PickId(game, int(m["seat"]))
-    if template == REVIEW_TEMPLATE:
-        return ReviewId(game)
-    ply = int(m["ply"])
-    if template == DRAFT_TEMPLATE:
-        return DraftId(game, ply)
-    if template == DRAFT_CONFIRM_TEMPLATE:
-        o = m["order"]
-        return DraftConfirmId(game, ply, (int(o[0]), int(o[1]), int(o[2])))
-    if template == DRAFT_BACK_TEMPLATE:
-        return DraftBackId(game, ply)
-    if template == CELL_TEMPLATE:
-        return CellId(game, ply, m["src"])
-    if template == TAKE_TEMPLATE:
-        slot = m["slot"]
-        return TakeId(game, ply, m["src"], m["cell"], None if slot == "x" else int(slot))
-    if template == UNDO_TEMPLATE:
-        return UndoId(game, ply)
-    if template == HINT_TEMPLATE:
-        return HintId(game, ply, m["ok"] == "y")
-    raise ValueError(f"unknown template {template!r}")
-
-
-def parse(custom_id: str) -> ParsedId | None:
+def parse(custom_id: str) -> CustomId | None:
     """The id value for ``custom_id``, or None when it is not one of ours."""
-    for template, rx in _COMPILED.items():
-        m = rx.fullmatch(custom_id)
+    for kind in KINDS:
+        m = kind.rx.fullmatch(custom_id)
         if m is not None:
-            return from_match(template, m)
+            return kind.read(m)
     return None

@@ -17,12 +17,12 @@ import discord
 
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import items, messages, respond
+from bot.adapter.ui import messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from engine.hexgrid import parse_cell
 
 log = logging.getLogger("calico.flows")
@@ -240,27 +240,29 @@ def _values(item: Any) -> list[str]:
     return list(item.item.values)
 
 
-ROUTES: dict[type[Any], Handler] = {
-    items.LobbyButton: lambda it, ix: lobby_click(ix, it.cid),
-    items.LobbyRemoveSelect: lambda it, ix: lobby_remove(ix, it.cid, _values(it)),
-    items.DraftSelect: lambda it, ix: draft_pick(ix, it.cid, _values(it)),
-    items.DraftConfirmButton: lambda it, ix: draft_confirm(ix, it.cid),
-    items.DraftBackButton: lambda it, ix: draft_back(ix, it.cid),
-    items.CellSelect: lambda it, ix: cell_pick(ix, it.cid, _values(it)),
-    items.TakeButton: lambda it, ix: take(ix, it.cid),
-    items.UndoButton: lambda it, ix: undo(ix, it.cid),
-    items.HandButton: lambda it, ix: show_hand(ix, it.cid.game),
-    items.ReplayButton: lambda it, ix: progress_ui.replay_click(ix, it.cid),
-    items.RematchButton: lambda it, ix: progress_ui.rematch_click(ix, it.cid),
-    items.PickSelect: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
-    items.HintButton: lambda it, ix: review_ui.hint_click(ix, it.cid),
-    items.ReviewButton: lambda it, ix: review_ui.review_click(ix, it.cid),
+# Each custom-id kind's handler (a new kind in custom_ids needs one entry here).
+ROUTES: dict[type[ids.CustomId], Handler] = {
+    ids.LobbyId: lambda it, ix: lobby_click(ix, it.cid),
+    ids.LobbyRemoveId: lambda it, ix: lobby_remove(ix, it.cid, _values(it)),
+    ids.DraftId: lambda it, ix: draft_pick(ix, it.cid, _values(it)),
+    ids.DraftConfirmId: lambda it, ix: draft_confirm(ix, it.cid),
+    ids.DraftBackId: lambda it, ix: draft_back(ix, it.cid),
+    ids.CellId: lambda it, ix: cell_pick(ix, it.cid, _values(it)),
+    ids.TakeId: lambda it, ix: take(ix, it.cid),
+    ids.UndoId: lambda it, ix: undo(ix, it.cid),
+    ids.HandId: lambda it, ix: show_hand(ix, it.cid.game),
+    ids.ReplayId: lambda it, ix: progress_ui.replay_click(ix, it.cid),
+    ids.RematchId: lambda it, ix: progress_ui.rematch_click(ix, it.cid),
+    ids.PickId: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
+    ids.HintId: lambda it, ix: review_ui.hint_click(ix, it.cid),
+    ids.ReviewId: lambda it, ix: review_ui.review_click(ix, it.cid),
 }
 
 
 async def route(item: Any, interaction: discord.Interaction[Any]) -> None:
     """Hand a click on one of the game's items to its handler."""
-    handler = ROUTES.get(type(item))
+    cid = getattr(item, "cid", None)
+    handler = ROUTES.get(type(cid)) if isinstance(cid, ids.CustomId) else None
     if handler is None:
         log.error("no handler for %s", type(item).__name__)
         await respond.refuse(interaction, "stale")

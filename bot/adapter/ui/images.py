@@ -21,7 +21,7 @@ from typing import ParamSpec, TypeVar
 
 import render
 from bot.adapter.ui.render_pool import BACKGROUND, URGENT, RenderPool
-from bot.i18n import Text
+from bot.words.catalogue import Text
 from engine.config import GameConfig
 from engine.events import Event, ScenarioResult
 from engine.views import PrivateView, PublicView, SeatView

@@ -1,25 +1,34 @@
-"""The game's buttons and selects as ``DynamicItem`` templates.
+"""The game's buttons and selects as ``DynamicItem`` templates, one per custom-id kind.
 
-Each class matches one custom-id template of :mod:`bot.adapter.ui.custom_ids`. The client registers
-them all once (``add_dynamic_items`` in ``setup_hook``), so a click on any message, sent before or
-after a restart, is parsed back into its id value. A click then goes through the bot (the
-:class:`~bot.adapter.context.App` protocol): ``admit`` first (refused while shutting down), then
-``on_click``, which routes it to its handler in :mod:`bot.adapter.ui.flows`. This module imports
-neither the flows nor the client: the flows import the views, the views these items.
-``from_custom_id`` only parses (discord.py swallows errors raised there).
+The classes are not written out: each is derived from its kind's entry in
+:mod:`bot.adapter.ui.custom_ids` (its regex is the template, its widget the default look), named
+after it (``TakeId`` → ``TakeButton``, ``CellId`` → ``CellSelect``). Views make them with
+:func:`button` and :func:`select`, which pick the class from the id value.
+
+The client registers them all once (``add_dynamic_items(*ALL_ITEMS)`` in ``setup_hook``), so a
+click on any message, sent before or after a restart, is parsed back into its id value. A click
+then goes through the bot (the :class:`~bot.adapter.context.App` protocol): ``admit`` first
+(refused while shutting down), then ``on_click``, which routes it by the id's type to its
+handler in :mod:`bot.adapter.ui.flows`. This module imports neither the flows nor the client: the
+flows import the views, the views these items. ``from_custom_id`` only parses (discord.py
+swallows errors raised there).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+import types
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import discord
 
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 
-_Id = TypeVar("_Id", bound=ids.ParsedId)
+_Id = TypeVar("_Id", bound=ids.CustomId)
+
+# The generic bases' template: it matches nothing, and the bases are never registered.
+_NO_TEMPLATE = r"(?!)"
 
 
 class _Routed:
@@ -35,233 +44,91 @@ class _Routed:
         await app_of(interaction).on_click(self, interaction)  # type: ignore[arg-type]
 
 
-def _parse(template: str, match: re.Match[str], kind: type[_Id]) -> _Id:
-    """The id value of a click on an item of ``template`` (its regex ``match``)."""
-    cid = ids.from_match(template, match)
-    assert isinstance(cid, kind)
-    return cid
+def _fields(cid: ids.CustomId) -> dict[str, Any]:
+    return {p.attr: getattr(cid, p.attr) for p in type(cid).kind.parts}
 
 
-def _select(custom_id: str, placeholder: str, options: list[discord.SelectOption] | None,
-            row: int | None = None) -> discord.ui.Select[Any]:
-    """A one-choice select (goal arrangements, cells, computer seats)."""
-    return discord.ui.Select(custom_id=custom_id, placeholder=placeholder or None,
-                             options=options or [], min_values=1, max_values=1, row=row)
+class IdButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]], Generic[_Id],
+               template=_NO_TEMPLATE):
+    """A button carrying a custom id of one kind (``kind`` is set on each derived class)."""
 
+    kind: ClassVar[ids.Kind]
 
-class LobbyButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                  template=ids.LOBBY_TEMPLATE):
-    def __init__(self, cid: ids.LobbyId, label: str = "",
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, *,
-                 row: int | None = None, emoji: str | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label or cid.action, style=style, row=row,
-                                           emoji=emoji, custom_id=cid.encode()))
-        self.cid = cid
+    def __init__(self, cid: _Id, label: str = "", style: discord.ButtonStyle | None = None,
+                 *, row: int | None = None, emoji: str | None = None) -> None:
+        look = self.kind.widget
+        assert isinstance(look, ids.Button)
+        super().__init__(discord.ui.Button(
+            label=label or look.label.format(**_fields(cid)),
+            style=style if style is not None else discord.ButtonStyle[look.style],
+            row=row, emoji=emoji if emoji is not None else look.emoji,
+            custom_id=cid.encode()))
+        self.cid: _Id = cid
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> LobbyButton:
-        return cls(_parse(ids.LOBBY_TEMPLATE, match, ids.LobbyId))
+                             item: discord.ui.Item[Any], match: re.Match[str], /
+                             ) -> IdButton[_Id]:
+        return cls(cast("_Id", cls.kind.read(match)))
 
 
+class IdSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]], Generic[_Id],
+               template=_NO_TEMPLATE):
+    """A one-choice select carrying a custom id of one kind (goal arrangements, cells,
+    computer seats, the row a win fills)."""
 
-class LobbyRemoveSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
-                        template=ids.LOBBY_REMOVE_TEMPLATE):
-    def __init__(self, cid: ids.LobbyRemoveId, placeholder: str = "",
+    kind: ClassVar[ids.Kind]
+
+    def __init__(self, cid: _Id, placeholder: str = "",
                  options: list[discord.SelectOption] | None = None, *,
                  row: int | None = None) -> None:
-        super().__init__(_select(cid.encode(), placeholder, options, row))
-        self.cid = cid
+        super().__init__(discord.ui.Select(custom_id=cid.encode(),
+                                           placeholder=placeholder or None,
+                                           options=options or [], min_values=1, max_values=1,
+                                           row=row))
+        self.cid: _Id = cid
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /
-                             ) -> LobbyRemoveSelect:
-        return cls(_parse(ids.LOBBY_REMOVE_TEMPLATE, match, ids.LobbyRemoveId))
+                             ) -> IdSelect[_Id]:
+        return cls(cast("_Id", cls.kind.read(match)))
 
 
-
-class DraftSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
-                  template=ids.DRAFT_TEMPLATE):
-    def __init__(self, cid: ids.DraftId, placeholder: str = "",
-                 options: list[discord.SelectOption] | None = None) -> None:
-        super().__init__(_select(cid.encode(), placeholder, options))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> DraftSelect:
-        return cls(_parse(ids.DRAFT_TEMPLATE, match, ids.DraftId))
+Item = IdButton[Any] | IdSelect[Any]
 
 
+def _item_class(kind: ids.Kind) -> type[IdButton[Any]] | type[IdSelect[Any]]:
+    """The ``DynamicItem`` class of ``kind``: its template is the kind's regex."""
+    is_button = isinstance(kind.widget, ids.Button)
+    base: type[Any] = IdButton if is_button else IdSelect
+    name = kind.cls.__name__.removesuffix("Id") + ("Button" if is_button else "Select")
 
-class DraftConfirmButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                         template=ids.DRAFT_CONFIRM_TEMPLATE):
-    def __init__(self, cid: ids.DraftConfirmId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "OK", style=discord.ButtonStyle.success,
-                                           custom_id=cid.encode()))
-        self.cid = cid
+    def body(ns: dict[str, Any]) -> None:
+        ns.update(kind=kind, __module__=__name__, __qualname__=name)
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /
-                             ) -> DraftConfirmButton:
-        return cls(_parse(ids.DRAFT_CONFIRM_TEMPLATE, match, ids.DraftConfirmId))
+    return types.new_class(name, (base,), {"template": kind.template}, body)
 
 
-
-class DraftBackButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                      template=ids.DRAFT_BACK_TEMPLATE):
-    def __init__(self, cid: ids.DraftBackId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "Back",
-                                           style=discord.ButtonStyle.secondary,
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /
-                             ) -> DraftBackButton:
-        return cls(_parse(ids.DRAFT_BACK_TEMPLATE, match, ids.DraftBackId))
+ITEMS: dict[type[ids.CustomId], type[IdButton[Any]] | type[IdSelect[Any]]] = {
+    kind.cls: _item_class(kind) for kind in ids.KINDS
+}
+ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = tuple(ITEMS.values())
 
 
-
-class CellSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
-                 template=ids.CELL_TEMPLATE):
-    def __init__(self, cid: ids.CellId, placeholder: str = "",
-                 options: list[discord.SelectOption] | None = None, *,
-                 row: int | None = None) -> None:
-        super().__init__(_select(cid.encode(), placeholder, options, row))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> CellSelect:
-        return cls(_parse(ids.CELL_TEMPLATE, match, ids.CellId))
+def button(cid: _Id, label: str = "", style: discord.ButtonStyle | None = None, *,
+           row: int | None = None, emoji: str | None = None) -> IdButton[_Id]:
+    """The button for ``cid`` (its kind must be declared with a ``Button`` widget)."""
+    cls = ITEMS[type(cid)]
+    if not issubclass(cls, IdButton):
+        raise TypeError(f"{type(cid).__name__} is not a button")
+    return cls(cid, label, style, row=row, emoji=emoji)
 
 
-
-class TakeButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.TAKE_TEMPLATE):
-    def __init__(self, cid: ids.TakeId, label: str = "",
-                 style: discord.ButtonStyle = discord.ButtonStyle.primary, *,
-                 row: int | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label or "OK", style=style, row=row,
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> TakeButton:
-        return cls(_parse(ids.TAKE_TEMPLATE, match, ids.TakeId))
-
-
-
-class UndoButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.UNDO_TEMPLATE):
-    def __init__(self, cid: ids.UndoId, label: str = "", *, row: int | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label or "Undo",
-                                           style=discord.ButtonStyle.secondary, row=row,
-                                           emoji="↩️", custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> UndoButton:
-        return cls(_parse(ids.UNDO_TEMPLATE, match, ids.UndoId))
-
-
-
-class HandButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.HAND_TEMPLATE):
-    def __init__(self, cid: ids.HandId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "Hand",
-                                           style=discord.ButtonStyle.secondary, emoji="🧵",
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> HandButton:
-        return cls(_parse(ids.HAND_TEMPLATE, match, ids.HandId))
-
-
-
-class ReplayButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                   template=ids.REPLAY_TEMPLATE):
-    def __init__(self, cid: ids.ReplayId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "Replay",
-                                           style=discord.ButtonStyle.secondary, emoji="🎞️",
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> ReplayButton:
-        return cls(_parse(ids.REPLAY_TEMPLATE, match, ids.ReplayId))
-
-
-class RematchButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                    template=ids.REMATCH_TEMPLATE):
-    def __init__(self, cid: ids.RematchId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "Rematch",
-                                           style=discord.ButtonStyle.primary, emoji="🔁",
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /
-                             ) -> RematchButton:
-        return cls(_parse(ids.REMATCH_TEMPLATE, match, ids.RematchId))
-
-
-class PickSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]],
-                 template=ids.PICK_TEMPLATE):
-    def __init__(self, cid: ids.PickId, placeholder: str = "",
-                 options: list[discord.SelectOption] | None = None, *,
-                 row: int | None = None) -> None:
-        super().__init__(_select(cid.encode(), placeholder, options, row))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> PickSelect:
-        return cls(_parse(ids.PICK_TEMPLATE, match, ids.PickId))
-
-
-class HintButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.HINT_TEMPLATE):
-    def __init__(self, cid: ids.HintId, label: str = "", *, row: int | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label or "Hint",
-                                           style=discord.ButtonStyle.secondary, row=row,
-                                           emoji="💡", custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> HintButton:
-        return cls(_parse(ids.HINT_TEMPLATE, match, ids.HintId))
-
-
-
-class ReviewButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                   template=ids.REVIEW_TEMPLATE):
-    def __init__(self, cid: ids.ReviewId, label: str = "") -> None:
-        super().__init__(discord.ui.Button(label=label or "Review my game",
-                                           style=discord.ButtonStyle.secondary, emoji="🔎",
-                                           custom_id=cid.encode()))
-        self.cid = cid
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /
-                             ) -> ReviewButton:
-        return cls(_parse(ids.REVIEW_TEMPLATE, match, ids.ReviewId))
-
-
-ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, LobbyRemoveSelect, DraftSelect, DraftConfirmButton, DraftBackButton, CellSelect,
-    TakeButton, UndoButton, HandButton, ReplayButton, RematchButton, PickSelect, HintButton,
-    ReviewButton,
-)
+def select(cid: _Id, placeholder: str = "", options: list[discord.SelectOption] | None = None,
+           *, row: int | None = None) -> IdSelect[_Id]:
+    """The select for ``cid`` (its kind must be declared with a ``Select`` widget)."""
+    cls = ITEMS[type(cid)]
+    if not issubclass(cls, IdSelect):
+        raise TypeError(f"{type(cid).__name__} is not a select")
+    return cls(cid, placeholder, options, row=row)

@@ -5,6 +5,9 @@ DM (choose a cell / preview / done), the thread's narration of a move, reminders
 Discord delivery, the click handlers, ``/calico hand`` and the offline demo all use these, so a
 message looks the same wherever it is produced.
 
+The words come from :mod:`bot.words` (the text of posts, panels and narration, and the pictures'
+alt text); this module puts them together with the pictures and the controls.
+
 Privacy: a player's panel is built from ``private_view(state, their seat)`` (their own hand only);
 thread posts use ``public_view``. Neither carries the bag or the seed.
 """
@@ -15,13 +18,12 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot import describe
-from bot import presenter as p
 from bot.adapter.ui import images, views
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus
-from bot.i18n import Text
+from bot.words import answers, describe, markup, narration, panels, posts, terms
+from bot.words.catalogue import Text
 from engine.errors import EngineError
 from engine.events import Event, ScenarioResult, TilePlaced, event_from_dict
 from engine.hexgrid import CELL_BY_NAME, cell_name
@@ -39,24 +41,22 @@ def lobby_message(tr: Text, game: GameInfo, ping_role: int | None = None) -> Out
     """The lobby post (edited in place as people join); buttons only while it is open.
     ``ping_role``: the server's role for new tables, pinged while the lobby is open."""
     open_ = game.status is GameStatus.LOBBY
-    computers = [(s.seat, tr("lobby.remove_cpu_option", number=s.seat + 1,
-                             name=p.seat_name(tr, s)))
+    computers = [(s.seat, posts.remove_computer_label(tr, s))
                  for s in game.seats if s.ai_level is not None]
     view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_,
                             computers=computers)
-    out = Outgoing(p.lobby_text(tr, game), view=view)
+    out = Outgoing(posts.lobby_text(tr, game), view=view)
     if ping_role is not None and open_:
-        out.content = p.clip(tr("hosting.lobby_ping", role=p.role_mention(ping_role)) + "\n"
-                             + out.content, 2000)
+        out.content = posts.with_role_ping(tr, ping_role, out.content)
         out.ping_roles = [ping_role]
     return out
 
 
 async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing:
     """The table picture and the order of play, pinging whoever acts first."""
-    out = Outgoing(p.started_text(tr, game, first_seat))
+    out = Outgoing(posts.started_text(tr, game, first_seat))
     if game.state is not None:
-        view, names = public_view(game.state), p.seat_names(game, tr)
+        view, names = public_view(game.state), terms.seat_names(game, tr)
         png = await images.table_image(tr, view, names)
         out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
     if game.status is GameStatus.DRAFT:
@@ -82,39 +82,34 @@ async def draft_panel(tr: Text, game: GameInfo, user_id: int,
     one is picked, the board showing it with Confirm / Back."""
     seat = game.seat_of(user_id)
     state = game.state
-    header = p.panel_header(tr, game)
     if seat is None or state is None:
-        return Outgoing(header + "\n" + tr("error.not_a_player"))
+        return Outgoing(panels.not_a_player(tr, game))
     offer = _offer(game, seat)
     if not offer:
-        return Outgoing(header + "\n" + tr("draft.waiting"))
-    names = ", ".join(p.goal_name(g) for g in offer)
+        return Outgoing(panels.draft_waiting(tr, game))
     scenario = state.config.scenario is not None or len(offer) == 3
     seat_view = public_view(state).seats[seat]
     if chosen is None:
-        text = tr("draft.prompt_scenario" if scenario else "draft.prompt", offer=names)
-        options = [(order, p.arrangement_label(tr, offer, order),
-                    p.arrangement_left_out(tr, offer, order))
-                   for order in p.draft_arrangements(offer)]
+        text = panels.draft_prompt(tr, game, offer, scenario=scenario)
+        options = [(order, terms.arrangement_label(tr, offer, order),
+                    terms.arrangement_left_out(tr, offer, order))
+                   for order in terms.draft_arrangements(offer)]
         png = await images.draft_image(tr, offer, state.config, seat_view)
         alt = describe.draft(tr, offer, state.config)
-        return Outgoing(header + "\n" + text, [(images.GOALS_PNG, png)],
+        return Outgoing(text, [(images.GOALS_PNG, png)],
                         views.draft_view(tr, game.id, game.ply, options),
                         ).described(images.GOALS_PNG, alt)
     goals = (offer[chosen[0]], offer[chosen[1]], offer[chosen[2]])
-    arrangement = p.arrangement_label(tr, offer, chosen)
     png = await images.draft_image(tr, offer, state.config, seat_view, goals)
     alt = describe.draft(tr, offer, state.config, goals)
-    return Outgoing(header + "\n" + tr("draft.chosen", arrangement=arrangement),
+    return Outgoing(panels.draft_chosen(tr, game, offer, chosen),
                     [(images.GOALS_PNG, png)],
                     views.draft_confirm_view(tr, game.id, game.ply, chosen),
                     ).described(images.GOALS_PNG, alt)
 
 
 def draft_done(tr: Text, game: GameInfo, goals: Sequence[str]) -> Outgoing:
-    arrangement = tr("draft.option", b3=p.goal_name(goals[0]), c4=p.goal_name(goals[1]),
-                     d2=p.goal_name(goals[2]))
-    return Outgoing(p.panel_header(tr, game) + "\n" + tr("draft.done", arrangement=arrangement))
+    return Outgoing(panels.draft_done(tr, game, goals))
 
 
 # --------------------------------------------------------------------------- turn panel
@@ -162,18 +157,18 @@ def source_choices(tr: Text, state: GameState, seat: int) -> list[views.SourceCh
         options = []
         for cell in sorted(by_source[src], key=cell_name):
             try:
-                gains = p.gain_short(tr, preview(state, seat, src, cell))
+                gains = narration.gain_short(tr, preview(state, seat, src, cell))
             except EngineError:
                 gains = ""
-            hint = p.cell_hint(tr, cfg, goals, cell)
+            hint = terms.cell_hint(tr, cfg, goals, cell)
             options.append(views.CellOption(cell_name(cell), " · ".join(x for x in (gains, hint)
                                                                          if x)))
-        out.append(views.SourceChoice(source, p.tile_code_name(tr, cfg, tile), tuple(options)))
+        out.append(views.SourceChoice(source, terms.tile_code_name(tr, cfg, tile), tuple(options)))
     return out
 
 
 def _market_offer(tr: Text, state: GameState) -> list[tuple[int, str]]:
-    return [(k, p.tile_code_name(tr, state.config, t)) for k, t in enumerate(state.market)
+    return [(k, terms.tile_code_name(tr, state.config, t)) for k, t in enumerate(state.market)
             if t is not None]
 
 
@@ -183,67 +178,46 @@ async def turn_panel(tr: Text, game: GameInfo, user_id: int,
     and, on their turn, the controls for the current step."""
     state = game.state
     seat = game.seat_of(user_id)
-    header = p.panel_header(tr, game)
     if state is None or seat is None:
-        return Outgoing(header + "\n" + tr("error.not_a_player"))
+        return Outgoing(panels.not_a_player(tr, game))
     view = private_view(state, seat)
-    names = p.seat_names(game, tr)
-    lines = [header]
+    names = terms.seat_names(game, tr)
+    lines = [posts.panel_header(tr, game)]
     cfg = state.config
-    hand = ", ".join(p.tile_code_name(tr, cfg, t) for t in view.hand)
+    hand = ", ".join(terms.tile_code_name(tr, cfg, t) for t in view.hand)
     my_turn = (game.status is GameStatus.PLAY and state.phase is Phase.PLAY
                and state.current_seat == seat)
     controls: views.ItemsView | None = None
     preview_arg: tuple[int, int, Sequence[Event]] | None = None
     legal_cells: set[int] | None = None
     selected: int | None = None
-    if game.status is GameStatus.OVER or state.phase is Phase.OVER:
-        lines.append(tr("panel.over"))
-    elif game.status is GameStatus.DRAFT or state.phase is Phase.DRAFT:
-        lines.append(tr("panel.drafting"))
-    elif not my_turn:
-        current = state.current_seat
-        lines.append(tr("panel.not_your_turn", name=names[current] if current is not None
-                        else "?"))
-    else:
-        number = p.turn_number(game, seat)
-        if game.deadline_at is not None and game.options.players > 1:
-            lines.append(tr("panel.your_turn_deadline", number=number,
-                            deadline=p.timestamp(game.deadline_at)))
-        else:
-            lines.append(tr("panel.your_turn", number=number))
+    lines.append(panels.turn_state_line(tr, game, state, seat, names, my_turn=my_turn))
     if hand:
-        lines.append(tr("panel.hand", tiles=hand))
+        lines.append(panels.hand_line(tr, hand))
     if my_turn and (step is None or step.source is None or step.cell is None):
         choices = source_choices(tr, state, seat)
         legal_cells = {CELL_BY_NAME[o.cell] for c in choices for o in c.cells}
-        lines.append(tr("panel.choose_market" if cfg.no_hand else "panel.choose"))
+        lines.append(panels.choose_line(tr, market=cfg.no_hand))
         controls = views.turn_view(tr, game.id, game.ply, choices, market=cfg.no_hand)
         review_ui.add_hint_button(controls, tr, game)
     elif my_turn and step is not None and step.source is not None and step.cell is not None:
         tile = _tile_of(state, seat, step.source)
         cell = CELL_BY_NAME[step.cell]
-        tile_text = p.tile_code_name(tr, cfg, tile)
-        lines.append(p.preview_text(tr, tile_text, step.cell, step.events))
+        tile_text = terms.tile_code_name(tr, cfg, tile)
+        last_turn = _is_last_turn(state, seat)
+        lines += panels.preview_lines(tr, tile_text, step.cell, step.events,
+                                      market_only=cfg.no_hand, last_turn=last_turn)
         if not step.source.startswith("m"):
             selected = _source_index(step.source)
         if tile is not None:
             preview_arg = (cell, tile, step.events)
-        if cfg.no_hand:
-            lines.append(tr("preview.place_market"))
-            market = None
-        elif _is_last_turn(state, seat):
-            lines.append(tr("preview.place"))
-            market = None
-        else:
-            lines.append(tr("preview.take"))
-            market = _market_offer(tr, state)
+        market = None if cfg.no_hand or last_turn else _market_offer(tr, state)
         controls = views.preview_view(tr, game.id, game.ply, step.source, step.cell, market)
     png = await images.turn_image(tr, view, name=names[seat], preview=preview_arg,
                                   legal=legal_cells, selected=selected)
     alt = describe.turn(tr, view, name=names[seat], preview=preview_arg, legal=legal_cells,
                         selected=selected)
-    return Outgoing(p.clip("\n".join(lines), 2000), [(images.TURN_PNG, png)],
+    return Outgoing(panels.panel_text(lines), [(images.TURN_PNG, png)],
                     controls).described(images.TURN_PNG, alt)
 
 
@@ -253,14 +227,7 @@ def turn_committed(tr: Text, game: GameInfo, user_id: int,
     preview's would show a turn that is no longer to play (its hand, market and choices), and
     nothing is drawn here, so the click is answered at once. The thread post shows the updated
     quilt; the next prompt comes by DM as usual."""
-    summary = p.narrate_turn(tr, tr("term.you"), events)
-    lines = [p.panel_header(tr, game), tr("panel.done", summary=summary),
-             tr("panel.done_thread")]
-    if game.status is GameStatus.PLAY and game.current_user_id != user_id:
-        current = game.current_seat
-        if current is not None:
-            lines.append(tr("panel.waiting", name=p.seat_name(tr, game.seats[current])))
-    return Outgoing(p.clip("\n".join(lines), 2000))
+    return Outgoing(panels.committed(tr, game, user_id, events))
 
 
 # --------------------------------------------------------------------------- thread posts
@@ -288,17 +255,17 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
     ``state`` is the game as it was right after the move (for the picture); ``current`` says the
     game has not moved on since, so pinging the next player is still right.
     """
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     name = names[seat] if 0 <= seat < len(names) else "?"
-    lines = [p.narrate_turn(tr, name, events, autoplayed=autoplayed)]
+    lines = [narration.narrate_turn(tr, name, events, autoplayed=autoplayed)]
     out = Outgoing()
     if current:
-        nxt = p.next_player_line(tr, game)
+        nxt = posts.next_player_line(tr, game)
         if nxt:
             lines.append(nxt)
             if game.current_user_id is not None:
                 out.ping = [game.current_user_id]
-    out.content = p.clip("\n".join(x for x in lines if x), 2000)
+    out.content = markup.clip("\n".join(x for x in lines if x), 2000)
     if state is not None and 0 <= seat < len(state.seats):
         placed = next((e for e in events if isinstance(e, TilePlaced)), None)
         highlight = CELL_BY_NAME.get(placed.cell) if placed is not None else None
@@ -315,8 +282,8 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
 async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -> Outgoing:
     """The score sheet, the Master Quilter and the tie-break, and the standings; in a solo
     scenario, whether it was passed and which targets were met or missed (text and sheet)."""
-    names = p.seat_names(game, tr)
-    out = Outgoing(p.clip(p.game_over_text(tr, names, events), 2000))
+    names = terms.seat_names(game, tr)
+    out = Outgoing(markup.clip(narration.game_over_text(tr, names, events), 2000))
     if game.state is not None:
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
         view = public_view(game.state)
@@ -334,12 +301,11 @@ def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
     ``in_thread``: their DMs are closed, so it is posted in the game's thread, pinging them,
     with the "Show my hand" button to play from there. ``overdue``: past the deadline (the
     game keeps reminding), worded as such, with when the next reminder comes, if one does."""
-    text = p.reminder_text(tr, game, final=final, deadline=game.deadline_at,
-                           in_thread=in_thread, user_id=user_id, overdue=overdue,
-                           next_at=next_at, idle_days=idle_days)
+    text = posts.reminder_text(tr, game, final=final, deadline=game.deadline_at,
+                               in_thread=in_thread, user_id=user_id, overdue=overdue,
+                               next_at=next_at, idle_days=idle_days)
     others = [int(g) for g in waiting if int(g) != game.id] if isinstance(waiting, list) else []
-    if others:
-        text += "\n" + tr("reminder.also", games=", ".join(f"#{g}" for g in others))
+    text += posts.also_waiting(tr, others)
     if not in_thread:
         return Outgoing(text)
     view = views.hand_view(tr, game.id) if game.status.active else None
@@ -351,25 +317,23 @@ async def autoplayed_message(tr: Text, game: GameInfo, user_id: int, seat: int,
     """The DM to a player whose turn a computer played when their time ran out: what was
     played, then their panel as it is now (hand, quilt, market; the turn controls when it is
     their turn again)."""
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     name = names[seat] if 0 <= seat < len(names) else "?"
-    lines = [tr("autoplay.dm", game=game.id, url=p.thread_url(game)),
-             p.narrate_turn(tr, name, events, autoplayed=True)]
     panel = await turn_panel(tr, game, user_id)
-    panel.content = p.clip("\n".join(lines) + "\n\n" + panel.content, 2000)
+    panel.content = panels.autoplayed(tr, game, name, events, panel.content)
     return panel
 
 
 def seat_changed_message(tr: Text, game: GameInfo, seat: int, reason: str) -> Outgoing:
-    return Outgoing(p.seat_changed_text(tr, game, seat, reason))
+    return Outgoing(posts.seat_changed_text(tr, game, seat, reason))
 
 
 def ended_message(tr: Text, reason: str | None) -> Outgoing:
-    return Outgoing(p.ended_text(tr, reason))
+    return Outgoing(posts.ended_text(tr, reason))
 
 
 def dm_fallback_message(tr: Text, game: GameInfo, user_id: int) -> Outgoing:
-    return Outgoing(tr("fallback.dm_closed", mention=p.mention(user_id)), ping=[user_id],
+    return Outgoing(posts.dm_closed_text(tr, user_id), ping=[user_id],
                     view=views.hand_view(tr, game.id) if game.status.active else None)
 
 
@@ -378,23 +342,22 @@ def dm_fallback_message(tr: Text, game: GameInfo, user_id: int) -> Outgoing:
 
 async def board_message(tr: Text, game: GameInfo, seat: int) -> Outgoing:
     """``/calico board``: one player's quilt (public information only)."""
-    names = p.seat_names(game, tr)
+    names = terms.seat_names(game, tr)
     if game.state is None:
-        return Outgoing(p.lobby_text(tr, game))
+        return Outgoing(posts.lobby_text(tr, game))
     seat_view = public_view(game.state).seats[seat]
     last = seat_view.placed[-1] if seat_view.placed else None
     png = await images.quilt_image(tr, seat_view, game.state.config, name=names[seat],
                                    highlight=last)
-    text = tr("board.title", name=names[seat], game=game.id) + "\n" + p.score_line(
-        tr, names[seat], seat_view.score)
+    text = panels.board_caption(tr, game, names[seat], seat_view.score)
     alt = describe.quilt(tr, seat_view, game.state.config, names[seat], highlight=last)
     return Outgoing(text, [(images.QUILT_PNG, png)]).described(images.QUILT_PNG, alt)
 
 
 async def status_message(tr: Text, game: GameInfo) -> Outgoing:
-    out = Outgoing(p.status_text(tr, game))
+    out = Outgoing(answers.status_text(tr, game))
     if game.state is not None and game.status in (GameStatus.PLAY, GameStatus.DRAFT):
-        view, names = public_view(game.state), p.seat_names(game, tr)
+        view, names = public_view(game.state), terms.seat_names(game, tr)
         png = await images.table_image(tr, view, names)
         out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
     return out

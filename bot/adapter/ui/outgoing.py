@@ -14,7 +14,7 @@ from typing import Any
 
 import discord
 
-from bot.describe import ATTACHMENT_DESCRIPTION_LIMIT, Description, clip
+from bot.words.describe import ATTACHMENT_DESCRIPTION_LIMIT, Description, clip
 
 
 @dataclass(slots=True)
@@ -31,7 +31,7 @@ class Outgoing:
     # ``(name, data)`` pairs keeps working.
     descriptions: dict[str, str] = field(default_factory=dict)
     # The long description of each picture (``describe.Description.long``) by file name, for
-    # readers who asked for pictures in words (:mod:`bot.adapter.ui.words`).
+    # readers who asked for pictures in words (:mod:`bot.adapter.ui.described`).
     words: dict[str, str] = field(default_factory=dict)
     ping_roles: list[int] = field(default_factory=list)  # role ids this message may notify
 

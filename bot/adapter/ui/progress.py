@@ -4,7 +4,8 @@ rematch lobby's invitation, the weekly challenge's DM and channel summary, and t
 ``/calico achievements``, ``replay``, ``record``, ``challenge`` and the rating lines of
 ``stats`` and ``leaderboard``. Builders return an :class:`Outgoing`; click handlers answer
 through :mod:`bot.adapter.ui.respond`. The core parts are :mod:`bot.core.progress`,
-:mod:`bot.core.challenge` and :mod:`bot.core.replays`.
+:mod:`bot.core.challenge` and :mod:`bot.core.replays`; the words are
+:mod:`bot.words.progress`'s.
 """
 
 from __future__ import annotations
@@ -14,25 +15,24 @@ import json
 import logging
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import discord
 
 import render
-from bot import describe
-from bot import presenter as p
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import images, messages, respond, views
+from bot.adapter.ui import images, items, messages, respond, views
 from bot.adapter.ui import review as review_ui
-from bot.adapter.ui.items import PickSelect, RematchButton, ReplayButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import challenge, progress, replays
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
-from bot.i18n import Text
-from engine.achievements import TrackPosition
+from bot.words import answers, describe, markup, terms
+from bot.words import progress as progress_words
+from bot.words.catalogue import Text
+from data import Catalog
 from engine.events import ScenarioResult
 from engine.views import public_view
 
@@ -58,77 +58,8 @@ def user_ref(interaction: discord.Interaction[Any]) -> UserRef:
     return UserRef(id=user.id, name=user.display_name, locale=str(interaction.locale.value))
 
 
-# --------------------------------------------------------------------------- words
-
-
-def achievement_name(tr: Text, achievement: str) -> str:
-    return tr(f"achievements.name.{achievement}")
-
-
-def title_name(tr: Text, manager: Manager | None, index: int | None) -> str:
-    if index is None:
-        return tr("achievements.no_title")
-    from data import load_catalog
-
-    chart = (manager.catalog if manager is not None else load_catalog()).achievements
-    return tr(f"achievements.level.{chart.track[index].id}")
-
-
-def position_lines(tr: Text, manager: Manager, position: TrackPosition) -> list[str]:
-    """"6/26 achievement points · Weekend Warrior" and what the next title needs."""
-    lines = [tr("achievements.progress", points=position.points, total=position.total,
-                title=title_name(tr, manager, position.title))]
-    if position.complete:
-        lines.append(tr("achievements.complete"))
-    else:
-        lines.append(tr("achievements.next", title=title_name(tr, manager, position.next_level),
-                        target=position.next_target, to_go=position.to_next))
-    return lines
-
-
-def rating_text(row: Any) -> str:
-    return f"{row.ordinal:.1f}"
-
-
-def scope_name(tr: Text, scope: int) -> str:
-    return tr("progress.scope.everywhere" if scope == progress.EVERYWHERE
-              else "progress.scope.server")
-
-
-def computer_name(tr: Text, player: str) -> str:
-    level = progress.level_of(player) or "?"
-    return tr("progress.board.computer", level=tr(f"level.{level}"))
-
-
-# --------------------------------------------------------------------------- the score sheet
-
-
-def game_over_lines(tr: Text, manager: Manager | None, game: GameInfo,
-                    info: Mapping[str, Any]) -> list[str]:
-    """What the game earned: each achievement, each new title, a pick offered; or why a
-    game earned nothing for anyone (a computer played for someone, hints)."""
-    names = p.seat_names(game, tr)
-    lines: list[str] = []
-    earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
-    for e in earned:
-        seat = int(e.get("seat", 0))
-        name = names[seat] if 0 <= seat < len(names) else "?"
-        ids_ = [str(a) for a in e.get("ids", [])]
-        choices = [str(c) for c in e.get("choices", [])]
-        for a in ids_:
-            if len(choices) > 1:
-                lines.append(tr("achievements.choose", player=name,
-                                name=achievement_name(tr, a)))
-            else:
-                lines.append(tr("achievements.earned", player=name,
-                                name=achievement_name(tr, a)))
-        if e.get("title") is not None:
-            lines.append(tr("achievements.earned_title", player=name,
-                            title=title_name(tr, manager, int(e["title"]))))
-    reasons = {str(e.get("reason")) for e in earned}
-    if earned and len(reasons) == 1 and reasons <= {"computer_played", "hints_used"}:
-        lines.append(tr(f"achievements.reason.{reasons.pop()}"))
-    return lines
+def _catalog(manager: Manager | None) -> Catalog | None:
+    return None if manager is None else manager.catalog
 
 
 def score_sheet_view(tr: Text, game: GameInfo, info: Mapping[str, Any],
@@ -136,21 +67,23 @@ def score_sheet_view(tr: Text, game: GameInfo, info: Mapping[str, Any],
     """The score sheet's controls: Replay, Rematch, and a pick for each winner whose win fits
     several normal-game rows. Added to ``view`` when the message already has one."""
     view = view if view is not None else views.ItemsView()
-    view.add_item(ReplayButton(ids.ReplayId(game.id), tr("progress.button.replay")))
+    view.add_item(items.button(ids.ReplayId(game.id), tr("progress.button.replay")))
     if game.challenge_week is None:
-        view.add_item(RematchButton(ids.RematchId(game.id), tr("progress.button.rematch")))
-    names = p.seat_names(game, tr)
+        view.add_item(items.button(ids.RematchId(game.id), tr("progress.button.rematch")))
+    names = terms.seat_names(game, tr)
     picks = [e for e in info.get("earned", [])
              if isinstance(e, dict) and len(e.get("choices", [])) > 1 and e.get("ids")]
     for e in picks[:MAX_PICKS]:
         seat = int(e.get("seat", 0))
         current = str(e["ids"][0])
-        options = [discord.SelectOption(label=p.clip(achievement_name(tr, str(c)), 100),
-                                        value=str(c), default=str(c) == current,
-                                        description=p.clip(tr(f"achievements.desc.{c}"), 100))
+        options = [discord.SelectOption(
+                       label=markup.clip(progress_words.achievement_name(tr, str(c)), 100),
+                       value=str(c), default=str(c) == current,
+                       description=markup.clip(tr(f"achievements.desc.{c}"), 100))
                    for c in e["choices"][:views.MAX_OPTIONS]]
         placeholder = tr("progress.button.pick", name=names[seat] if seat < len(names) else "?")
-        view.add_item(PickSelect(ids.PickId(game.id, seat), p.clip(placeholder, 150), options))
+        view.add_item(items.select(ids.PickId(game.id, seat), markup.clip(placeholder, 150),
+                                   options))
     return view
 
 
@@ -159,9 +92,9 @@ def decorate_game_over(tr: Text, manager: Manager | None, game: GameInfo, out: O
     """The score sheet (:func:`messages.game_over_message`) with what this issue adds."""
     info = payload.get("progress")
     info = info if isinstance(info, dict) else {}
-    lines = game_over_lines(tr, manager, game, info)
+    lines = progress_words.game_over_lines(tr, _catalog(manager), game, info)
     if lines:
-        out.content = p.clip(out.content + "\n\n" + "\n".join(lines), 2000)
+        out.content = markup.clip(out.content + "\n\n" + "\n".join(lines), 2000)
     current = out.view if isinstance(out.view, views.ItemsView) else None
     out.view = score_sheet_view(tr, game, info, current)
     return out
@@ -184,8 +117,8 @@ async def lobby_message(tr: Text, manager: Manager, game: GameInfo) -> Outgoing:
     invite = [u for u in progress.previous_people(before)
               if all(s.user_id != u for s in game.seats)]
     if invite:
-        mentions = ", ".join(p.mention(u) for u in invite)
-        out.content = p.clip(out.content + "\n\n" + tr("progress.rematch.line", game=before.id,
+        mentions = ", ".join(markup.mention(u) for u in invite)
+        out.content = markup.clip(out.content + "\n\n" + tr("progress.rematch.line", game=before.id,
                                                         mentions=mentions), 2000)
         out.ping = invite
     return out
@@ -215,7 +148,7 @@ async def rematch_click(interaction: discord.Interaction[Any], cid: ids.RematchI
         if lobby.thread_id is None:
             return Outgoing(tr("progress.rematch.opening", game=lobby.id))
         key = "progress.rematch.opened" if created else "progress.rematch.exists"
-        return Outgoing(tr(key, game=lobby.id, thread=p.channel_mention(lobby.thread_id)))
+        return Outgoing(tr(key, game=lobby.id, thread=markup.channel_mention(lobby.thread_id)))
 
     await respond.reply(interaction, work(), ephemeral=True)
 
@@ -232,9 +165,10 @@ async def pick_click(interaction: discord.Interaction[Any], cid: ids.PickId,
         chosen = values[0] if values else ""
         old = await progress.pick(bot.manager, cid.game, interaction.user.id, chosen)
         if old is None:
-            return Outgoing(tr("progress.pick.same", name=achievement_name(tr, chosen)))
-        return Outgoing(tr("progress.pick.done", name=achievement_name(tr, chosen),
-                           old=achievement_name(tr, old)))
+            return Outgoing(tr("progress.pick.same",
+                               name=progress_words.achievement_name(tr, chosen)))
+        return Outgoing(tr("progress.pick.done", name=progress_words.achievement_name(tr, chosen),
+                           old=progress_words.achievement_name(tr, old)))
 
     await respond.reply(interaction, work(), ephemeral=True, defer_first=False)
 
@@ -249,7 +183,7 @@ async def replay_gif(tr: Text, manager: Manager, game_id: int) -> tuple[GameInfo
     cache = _replays.setdefault(manager, OrderedDict())
     gif = cache.get(key)
     if gif is None:
-        names = p.seat_names(replay.game, tr)
+        names = terms.seat_names(replay.game, tr)
         labels = {k: tr(f"achievements.replay.{k}") for k in render.REPLAY_LABELS}
         gif = await images.draw(render.render_replay, replay.views, names, labels=labels)
         cache[key] = gif
@@ -262,7 +196,7 @@ async def replay_message(tr: Text, manager: Manager, game_id: int) -> Outgoing:
     game, gif = await replay_gif(tr, manager, game_id)
     if len(gif) > ATTACHMENT_LIMIT:
         return Outgoing(tr("progress.replay.too_big"))
-    names = ", ".join(p.seat_names(game, tr))
+    names = ", ".join(terms.seat_names(game, tr))
     out = Outgoing(tr("progress.replay.caption", game=game.id, players=names))
     out.attach(REPLAY_GIF, gif, tr("progress.replay.alt", game=game.id, players=names))
     return out
@@ -315,7 +249,7 @@ async def finished_autocomplete(manager: Manager, user_id: int, current: str,
                                 tr: Text) -> list[discord.app_commands.Choice[int]]:
     games = await manager.games_for_user(user_id, active_only=False, limit=50)
     return views.game_choices(
-        ((tr("progress.game_choice", game=g.id, players=", ".join(p.seat_names(g, tr))), g.id)
+        ((tr("progress.game_choice", game=g.id, players=", ".join(terms.seat_names(g, tr))), g.id)
          for g in games if g.status is GameStatus.OVER), current)
 
 
@@ -328,19 +262,20 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
     mine = await progress.achievements_of(manager, user_id)
     chart = manager.catalog.achievements
     lines = [tr("progress.achievements.title", name=name),
-             *position_lines(tr, manager, mine.position)]
+             *progress_words.position_lines(tr, manager.catalog, mine.position)]
     if mine.rows:
-        latest = [achievement_name(tr, r.achievement) for r in mine.rows[-3:]][::-1]
+        latest = [progress_words.achievement_name(tr, r.achievement) for r in mine.rows[-3:]][::-1]
         lines.append(tr("progress.achievements.latest", names=", ".join(latest)))
     else:
         lines.append(tr("progress.achievements.none"))
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
     png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
-    out = Outgoing(p.clip("\n".join(lines), 2000))
+    out = Outgoing(markup.clip("\n".join(lines), 2000))
     out.attach(ACHIEVEMENTS_PNG, png, tr(
         "progress.achievements.alt", name=name, points=mine.position.points,
-        total=mine.position.total, title=title_name(tr, manager, mine.position.title)))
+        total=mine.position.total,
+        title=progress_words.title_name(tr, manager.catalog, mine.position.title)))
     return out
 
 
@@ -357,37 +292,23 @@ async def stats_lines(tr: Text, manager: Manager, user_id: int, guild_id: int | 
         standing = await progress.rating_of(manager, player, scope)
         if standing.row is None:
             continue
-        where = scope_name(tr, scope)
+        where = progress_words.scope_name(tr, scope)
         if standing.rank is not None:
-            lines.append(tr("progress.stats.rating", scope=where, rating=rating_text(
+            lines.append(tr("progress.stats.rating", scope=where, rating=progress_words.rating_text(
                 standing.row), rank=standing.rank, ranked=standing.ranked,
                 count=standing.row.games))
         else:
             lines.append(tr("progress.stats.rating_unranked", scope=where,
-                            rating=rating_text(standing.row), count=standing.row.games,
+                            rating=progress_words.rating_text(standing.row),
+                            count=standing.row.games,
                             min=progress.MIN_RATED_GAMES))
     if not lines:
         lines.append(tr("progress.stats.unrated"))
     mine = await progress.achievements_of(manager, user_id)
     lines.append(tr("progress.stats.achievements", points=mine.position.points,
                     total=mine.position.total,
-                    title=title_name(tr, manager, mine.position.title)))
+                    title=progress_words.title_name(tr, manager.catalog, mine.position.title)))
     return "\n" + "\n".join(lines)
-
-
-def board_lines(tr: Text, entries: Sequence[progress.BoardEntry]) -> list[str]:
-    lines = []
-    for e in entries:
-        if progress.user_of(e.player) is None:
-            lines.append(tr("progress.board.line_computer", rank=e.rank,
-                            name=computer_name(tr, e.player), rating=rating_text(e.rating),
-                            count=e.rating.games))
-            continue
-        average = "—" if e.average is None else f"{e.average:.1f}"
-        lines.append(tr("progress.board.line", rank=e.rank, name=e.name,
-                        rating=rating_text(e.rating), wins=e.wins or 0, games=e.games or 0,
-                        average=average, count=e.rating.games))
-    return lines
 
 
 async def leaderboard_message(tr: Text, manager: Manager, guild_id: int,
@@ -397,28 +318,16 @@ async def leaderboard_message(tr: Text, manager: Manager, guild_id: int,
     scope = progress.EVERYWHERE if everywhere else guild_id
     entries = await progress.rating_board(manager, scope)
     if entries:
-        lines = [tr("progress.board.title", scope=scope_name(tr, scope),
-                    min=progress.MIN_RATED_GAMES), *board_lines(tr, entries), "",
+        lines = [tr("progress.board.title", scope=progress_words.scope_name(tr, scope),
+                    min=progress.MIN_RATED_GAMES), *progress_words.board_lines(tr, entries), "",
                  tr("progress.board.how")]
-        return Outgoing(p.clip("\n".join(lines), 2000))
+        return Outgoing(markup.clip("\n".join(lines), 2000))
     wins = await manager.leaderboard(scope)
     head = tr("progress.board.none", min=progress.MIN_RATED_GAMES)
-    return Outgoing(p.clip(head + "\n\n" + p.leaderboard_text(tr, wins), 2000))
+    return Outgoing(markup.clip(head + "\n\n" + answers.leaderboard_text(tr, wins), 2000))
 
 
 # --------------------------------------------------------------------------- the challenge
-
-
-def _board_text(tr: Text, title: str, board: challenge.Board | None) -> list[str]:
-    if board is None or not board.lines:
-        return []
-    if board.mine is not None:
-        head = tr("progress.challenge.board_mine", where=title, rank=board.mine,
-                  entrants=board.entrants)
-    else:
-        head = tr("progress.challenge.board", where=title, entrants=board.entrants)
-    return ["", head, *(tr("progress.challenge.line", rank=x.rank, name=x.name, score=x.score)
-                        for x in board.lines)]
 
 
 async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id: int,
@@ -426,7 +335,7 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
     """``/calico challenge``: deal this week's game (first time), or say how the attempt
     stands, with the boards once it is finished (and last week's, once closed)."""
     standing = await challenge.standing(manager, user.id, guild_id)
-    ends = p.timestamp(standing.ends_at)
+    ends = markup.timestamp(standing.ends_at)
     if standing.entry is None:
         game = await challenge.start(manager, user, guild_id, channel_id)
         lines = [tr("progress.challenge.started", week=game.challenge_week, ends=ends,
@@ -434,8 +343,7 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
     elif standing.entry.score is not None:
         lines = [tr("progress.challenge.done", week=standing.week, score=standing.entry.score,
                     ends=ends)]
-        lines += _board_text(tr, tr("progress.scope.server"), standing.server)
-        lines += _board_text(tr, tr("progress.scope.everywhere"), standing.everywhere)
+        lines += progress_words.challenge_boards(tr, standing.server, standing.everywhere)
     elif standing.game is not None and standing.game.status.active:
         lines = [tr("progress.challenge.playing", week=standing.week, game=standing.game.id,
                     ends=ends)]
@@ -443,9 +351,9 @@ async def challenge_message(tr: Text, manager: Manager, user: UserRef, guild_id:
         lines = [tr("progress.challenge.ended", week=standing.week, ends=ends)]
     if standing.last_week is not None and (standing.last_server or standing.last_everywhere):
         lines += ["", tr("progress.challenge.last_week", week=standing.last_week)]
-        lines += _board_text(tr, tr("progress.scope.server"), standing.last_server)
-        lines += _board_text(tr, tr("progress.scope.everywhere"), standing.last_everywhere)
-    return Outgoing(p.clip("\n".join(lines), 2000))
+        lines += progress_words.challenge_boards(tr, standing.last_server,
+                                                 standing.last_everywhere)
+    return Outgoing(markup.clip("\n".join(lines), 2000))
 
 
 async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
@@ -464,11 +372,11 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
         lines.append(tr("progress.challenge.over_hints"))
     else:
         lines.append(tr("progress.challenge.over_late"))
-    out = Outgoing(p.clip("\n".join(lines), 2000))
+    out = Outgoing(markup.clip("\n".join(lines), 2000))
     if game.state is not None:
         events = messages.events_from_payload(payload.get("events"))
         scenario = next((e for e in events if isinstance(e, ScenarioResult)), None)
-        view, names = public_view(game.state), p.seat_names(game, tr)
+        view, names = public_view(game.state), terms.seat_names(game, tr)
         png = await images.scores_image(tr, view, names, scenario)
         out.attach(images.SCORES_PNG, png,
                    describe.scoresheet(tr, view, names, scenario).short)
@@ -478,19 +386,4 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
 
 def challenge_summary_message(tr: Text, payload: Mapping[str, Any]) -> Outgoing:
     """A closed week's summary, posted in the server's challenge channel."""
-    lines = [tr("progress.challenge.summary", week=payload.get("week", "?"),
-                count=int(payload.get("entrants") or 0))]
-    for line in payload.get("top") or []:
-        try:
-            rank, user_id, name, score = line
-        except (TypeError, ValueError):
-            continue
-        lines.append(tr("progress.challenge.summary_line", rank=rank, name=name,
-                        mention=p.mention(int(user_id)), score=score))
-    if payload.get("best") is not None:
-        lines.append("")
-        lines.append(tr("progress.challenge.summary_best", best=payload["best"],
-                        count=int(payload.get("everywhere") or 0)))
-    lines.append(tr("progress.challenge.summary_next"))
-    return Outgoing(p.clip("\n".join(lines), 2000))
-
+    return Outgoing(progress_words.challenge_summary_text(tr, payload))

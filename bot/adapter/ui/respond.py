@@ -23,11 +23,11 @@ from typing import Any
 import discord
 
 from bot.adapter import telemetry
-from bot.adapter.ui import words
+from bot.adapter.ui import described
 from bot.adapter.ui.outgoing import Outgoing
-from bot.i18n import Text
 from bot.ops.metrics import Metrics, Outcome
-from bot.replies import is_expected, reply_for
+from bot.words.catalogue import Text
+from bot.words.replies import is_expected, reply_for
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +121,8 @@ async def update(
     ``work`` returning None means "nothing to change" (the click is acknowledged silently).
     """
     tr = Text(interaction.locale)
-    if words.is_private(interaction):
-        work = words.for_reader(interaction, work)  # pictures in words, for who asked
+    if described.is_private(interaction):
+        work = described.for_reader(interaction, work)  # pictures in words, for who asked
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
     in_time, out, exc = await _settle(task, budget)
     if not in_time:
@@ -164,7 +164,7 @@ async def reply(
                 work.close()  # never started: no "never awaited" warning on top of the error
             raise
     if ephemeral:
-        work = words.for_reader(interaction, work)  # pictures in words, for who asked
+        work = described.for_reader(interaction, work)  # pictures in words, for who asked
     task: asyncio.Task[Outgoing | None] = asyncio.ensure_future(work)
 
     def follow_up(out: Outgoing) -> Awaitable[object]:

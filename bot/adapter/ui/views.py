@@ -13,21 +13,11 @@ from dataclasses import dataclass
 
 import discord
 
-from bot import presenter as p
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui.items import (
-    CellSelect,
-    DraftBackButton,
-    DraftConfirmButton,
-    DraftSelect,
-    HandButton,
-    LobbyButton,
-    LobbyRemoveSelect,
-    TakeButton,
-    UndoButton,
-)
-from bot.i18n import Text
-from bot.presenter import clip
+from bot.adapter.ui import items
+from bot.words import markup
+from bot.words.catalogue import Text
+from bot.words.markup import clip
 
 MAX_OPTIONS = 25
 
@@ -61,24 +51,24 @@ def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True,
     if not open_:
         return None
     view = ItemsView()
-    view.add_item(LobbyButton(ids.LobbyId("join", game), tr("lobby.join"),
-                              discord.ButtonStyle.success, row=0))
-    view.add_item(LobbyButton(ids.LobbyId("leave", game), tr("lobby.leave"),
-                              discord.ButtonStyle.secondary, row=0))
-    view.add_item(LobbyButton(ids.LobbyId("cpu", game), tr("lobby.cpu"),
-                              discord.ButtonStyle.secondary, row=0, emoji="🤖"))
-    view.add_item(LobbyButton(ids.LobbyId("start", game), tr("lobby.start"),
-                              discord.ButtonStyle.primary, row=1))
-    view.add_item(LobbyButton(ids.LobbyId("cancel", game), tr("lobby.cancel"),
-                              discord.ButtonStyle.danger, row=1))
+    view.add_item(items.button(ids.LobbyId("join", game), tr("lobby.join"),
+                               discord.ButtonStyle.success, row=0))
+    view.add_item(items.button(ids.LobbyId("leave", game), tr("lobby.leave"),
+                               discord.ButtonStyle.secondary, row=0))
+    view.add_item(items.button(ids.LobbyId("cpu", game), tr("lobby.cpu"),
+                               discord.ButtonStyle.secondary, row=0, emoji="🤖"))
+    view.add_item(items.button(ids.LobbyId("start", game), tr("lobby.start"),
+                               discord.ButtonStyle.primary, row=1))
+    view.add_item(items.button(ids.LobbyId("cancel", game), tr("lobby.cancel"),
+                               discord.ButtonStyle.danger, row=1))
     if pet:
-        view.add_item(LobbyButton(ids.LobbyId("pet", game), tr("lobby.pet"),
-                                  discord.ButtonStyle.secondary, row=2, emoji="🐈"))
+        view.add_item(items.button(ids.LobbyId("pet", game), tr("lobby.pet"),
+                                   discord.ButtonStyle.secondary, row=2, emoji="🐈"))
     if computers:
         options = [discord.SelectOption(label=clip(label, 100), value=str(seat), emoji="🤖")
                    for seat, label in computers[:MAX_OPTIONS]]
-        view.add_item(LobbyRemoveSelect(ids.LobbyRemoveId(game), tr("lobby.remove_cpu"),
-                                        options, row=3))
+        view.add_item(items.select(ids.LobbyRemoveId(game), tr("lobby.remove_cpu"),
+                                   options, row=3))
     return view
 
 
@@ -92,14 +82,14 @@ def draft_view(
                              description=clip(desc, 100) or None)
         for order, label, desc in options[:MAX_OPTIONS]
     ]
-    view.add_item(DraftSelect(ids.DraftId(game, ply), tr("draft.placeholder"), select_options))
+    view.add_item(items.select(ids.DraftId(game, ply), tr("draft.placeholder"), select_options))
     return view
 
 
 def draft_confirm_view(tr: Text, game: int, ply: int, order: tuple[int, int, int]) -> ItemsView:
     view = ItemsView()
-    view.add_item(DraftConfirmButton(ids.DraftConfirmId(game, ply, order), tr("draft.confirm")))
-    view.add_item(DraftBackButton(ids.DraftBackId(game, ply), tr("draft.back")))
+    view.add_item(items.button(ids.DraftConfirmId(game, ply, order), tr("draft.confirm")))
+    view.add_item(items.button(ids.DraftBackId(game, ply), tr("draft.back")))
     return view
 
 
@@ -120,8 +110,8 @@ def turn_view(tr: Text, game: int, ply: int, choices: Sequence[SourceChoice],
                                  description=clip(c.description, 100) or None)
             for c in choice.cells[:MAX_OPTIONS]
         ]
-        view.add_item(CellSelect(ids.CellId(game, ply, choice.source), clip(placeholder, 150),
-                                 options, row=row))
+        view.add_item(items.select(ids.CellId(game, ply, choice.source), clip(placeholder, 150),
+                                   options, row=row))
     return view
 
 
@@ -136,21 +126,21 @@ def preview_view(
     """
     view = ItemsView()
     if market is None:
-        view.add_item(TakeButton(ids.TakeId(game, ply, source, cell, None), tr("panel.place"),
-                                 discord.ButtonStyle.success, row=0))
+        view.add_item(items.button(ids.TakeId(game, ply, source, cell, None), tr("panel.place"),
+                                   discord.ButtonStyle.success, row=0))
     else:
         for slot, tile in market:
             label = clip(tr("panel.take", slot=slot + 1, tile=tile), 80)
-            view.add_item(TakeButton(ids.TakeId(game, ply, source, cell, slot), label,
-                                     discord.ButtonStyle.primary, row=0))
-    view.add_item(UndoButton(ids.UndoId(game, ply), tr("panel.undo"), row=1))
+            view.add_item(items.button(ids.TakeId(game, ply, source, cell, slot), label,
+                                       discord.ButtonStyle.primary, row=0))
+    view.add_item(items.button(ids.UndoId(game, ply), tr("panel.undo"), row=1))
     return view
 
 
 def hand_view(tr: Text, game: int) -> ItemsView:
     """The thread's "Show my hand" button (works for whoever presses it)."""
     view = ItemsView()
-    view.add_item(HandButton(ids.HandId(game), tr("panel.show_hand")))
+    view.add_item(items.button(ids.HandId(game), tr("panel.show_hand")))
     return view
 
 
@@ -164,7 +154,7 @@ def game_choices(labelled: Iterable[tuple[str, int]],
     for label, game_id in labelled:
         if current and typed not in label:
             continue
-        out.append(discord.app_commands.Choice(name=p.clip(label, 100), value=game_id))
+        out.append(discord.app_commands.Choice(name=markup.clip(label, 100), value=game_id))
         if len(out) == 25:
             break
     return out

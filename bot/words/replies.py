@@ -6,7 +6,7 @@ messages. An unknown code gets a generic answer rather than leaking internals.
 
 from __future__ import annotations
 
-from bot.i18n import Text, has
+from bot.words.catalogue import Text, has
 
 MANAGER_CODES = (
     "unknown_game", "not_a_player", "not_your_turn", "stale", "game_full", "already_joined",

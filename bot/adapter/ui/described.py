@@ -2,7 +2,7 @@
 
 Every picture carries its short alt text (the attachment description) for everyone. A player
 who turned "describe pictures in text" on also gets each picture's long description
-(:mod:`bot.describe`) in the message itself, wherever the message is theirs alone: their DMs
+(:mod:`bot.words.describe`) in the message itself, wherever the message is theirs alone: their DMs
 (delivered by the outbox: :func:`dm_parts`, the description continuing in follow-up messages
 when it does not fit) and the private answers to their commands and clicks
 (:func:`for_reader`: one message, trimmed to fit, with a note when lines were left out).
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import describe
 from bot.adapter.ui.outgoing import Outgoing
-from bot.i18n import Text
+from bot.words import describe
+from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
     from bot.core.manager import Manager

@@ -1,0 +1,138 @@
+"""The words of reasons to come back: achievements and titles (earned, offered, the track's
+progress), ratings and the rating board, and the weekly challenge's boards and summary.
+
+The messages around them (buttons, pictures, what is read from storage) are
+:mod:`bot.adapter.ui.progress`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.core import challenge, progress
+from bot.core.models import GameInfo
+from bot.words import terms
+from bot.words.catalogue import Text
+from bot.words.markup import clip, mention
+from data import Catalog, load_catalog
+from engine.achievements import TrackPosition
+
+
+def achievement_name(tr: Text, achievement: str) -> str:
+    return tr(f"achievements.name.{achievement}")
+
+
+def title_name(tr: Text, catalog: Catalog | None, index: int | None) -> str:
+    """A title's name (``None``: the catalogue the game was played with is the default)."""
+    if index is None:
+        return tr("achievements.no_title")
+    chart = (catalog if catalog is not None else load_catalog()).achievements
+    return tr(f"achievements.level.{chart.track[index].id}")
+
+
+def position_lines(tr: Text, catalog: Catalog, position: TrackPosition) -> list[str]:
+    """"6/26 achievement points · Weekend Warrior" and what the next title needs."""
+    lines = [tr("achievements.progress", points=position.points, total=position.total,
+                title=title_name(tr, catalog, position.title))]
+    if position.complete:
+        lines.append(tr("achievements.complete"))
+    else:
+        lines.append(tr("achievements.next", title=title_name(tr, catalog, position.next_level),
+                        target=position.next_target, to_go=position.to_next))
+    return lines
+
+
+def rating_text(row: Any) -> str:
+    return f"{row.ordinal:.1f}"
+
+
+def scope_name(tr: Text, scope: int) -> str:
+    return tr("progress.scope.everywhere" if scope == progress.EVERYWHERE
+              else "progress.scope.server")
+
+
+def computer_name(tr: Text, player: str) -> str:
+    level = progress.level_of(player) or "?"
+    return tr("progress.board.computer", level=tr(f"level.{level}"))
+
+
+def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
+                    info: Mapping[str, Any]) -> list[str]:
+    """What the game earned: each achievement, each new title, a pick offered; or why a
+    game earned nothing for anyone (a computer played for someone, hints)."""
+    names = terms.seat_names(game, tr)
+    lines: list[str] = []
+    earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
+    for e in earned:
+        seat = int(e.get("seat", 0))
+        name = names[seat] if 0 <= seat < len(names) else "?"
+        ids_ = [str(a) for a in e.get("ids", [])]
+        choices = [str(c) for c in e.get("choices", [])]
+        for a in ids_:
+            if len(choices) > 1:
+                lines.append(tr("achievements.choose", player=name,
+                                name=achievement_name(tr, a)))
+            else:
+                lines.append(tr("achievements.earned", player=name,
+                                name=achievement_name(tr, a)))
+        if e.get("title") is not None:
+            lines.append(tr("achievements.earned_title", player=name,
+                            title=title_name(tr, catalog, int(e["title"]))))
+    reasons = {str(e.get("reason")) for e in earned}
+    if earned and len(reasons) == 1 and reasons <= {"computer_played", "hints_used"}:
+        lines.append(tr(f"achievements.reason.{reasons.pop()}"))
+    return lines
+
+
+def board_lines(tr: Text, entries: Sequence[progress.BoardEntry]) -> list[str]:
+    lines = []
+    for e in entries:
+        if progress.user_of(e.player) is None:
+            lines.append(tr("progress.board.line_computer", rank=e.rank,
+                            name=computer_name(tr, e.player), rating=rating_text(e.rating),
+                            count=e.rating.games))
+            continue
+        average = "—" if e.average is None else f"{e.average:.1f}"
+        lines.append(tr("progress.board.line", rank=e.rank, name=e.name,
+                        rating=rating_text(e.rating), wins=e.wins or 0, games=e.games or 0,
+                        average=average, count=e.rating.games))
+    return lines
+
+
+def challenge_board_lines(tr: Text, title: str, board: challenge.Board | None) -> list[str]:
+    if board is None or not board.lines:
+        return []
+    if board.mine is not None:
+        head = tr("progress.challenge.board_mine", where=title, rank=board.mine,
+                  entrants=board.entrants)
+    else:
+        head = tr("progress.challenge.board", where=title, entrants=board.entrants)
+    return ["", head, *(tr("progress.challenge.line", rank=x.rank, name=x.name, score=x.score)
+                        for x in board.lines)]
+
+
+def challenge_boards(tr: Text, server: challenge.Board | None,
+                     everywhere: challenge.Board | None) -> list[str]:
+    """A week's two boards, this server's then every server's."""
+    return [*challenge_board_lines(tr, tr("progress.scope.server"), server),
+            *challenge_board_lines(tr, tr("progress.scope.everywhere"), everywhere)]
+
+
+def challenge_summary_text(tr: Text, payload: Mapping[str, Any]) -> str:
+    """A closed week's summary, posted in the server's challenge channel."""
+    lines = [tr("progress.challenge.summary", week=payload.get("week", "?"),
+                count=int(payload.get("entrants") or 0))]
+    for line in payload.get("top") or []:
+        try:
+            rank, user_id, name, score = line
+        except (TypeError, ValueError):
+            continue
+        lines.append(tr("progress.challenge.summary_line", rank=rank, name=name,
+                        mention=mention(int(user_id)), score=score))
+    if payload.get("best") is not None:
+        lines.append("")
+        lines.append(tr("progress.challenge.summary_best", best=payload["best"],
+                        count=int(payload.get("everywhere") or 0)))
+    lines.append(tr("progress.challenge.summary_next"))
+    return clip("\n".join(lines), 2000)
