@@ -32,9 +32,9 @@ from bot.adapter.ui.items import HintButton, ReviewButton
 from bot.adapter.ui.outgoing import Outgoing
 from bot.adapter.ui.views import ItemsView
 from bot.core import review as core_review
+from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.review import HintsOutcome, ReviewOutcome, ReviewService
-from bot.core.storage import Store
 from bot.i18n import Text
 from engine.ai.hints import Hint
 from engine.ai.review import Mistake, Placement, Reason, Review, TurnReview
@@ -387,9 +387,9 @@ def add_review_button(tr: Text, game: GameInfo, out: Outgoing) -> None:
         out.view.add_item(ReviewButton(ids.ReviewId(game.id), tr("review.button")))
 
 
-async def stats_line(tr: Text, store: Store, user_id: int) -> str:
+async def stats_line(tr: Text, manager: Kernel, user_id: int) -> str:
     """``/calico stats``: the person's reviewed games and their mean accuracy ("" if none)."""
-    count, mean = await core_review.accuracy(store, user_id)
+    count, mean = await core_review.accuracy(manager, user_id)
     if not count or mean is None:
         return ""
     return tr("review.stats", count=count, accuracy=num(tr, mean))
