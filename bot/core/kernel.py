@@ -72,6 +72,8 @@ class StaleError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ManagerConfig:
+    """The core's limits and timings (one per process; the bot reads them from its settings)."""
+
     idle_days: float = 30.0  # an active game (or lobby) with no move for this long ends
     max_reminders: int = 5  # stall cut-off for timeout_action "remind"
     reminder_gap: timedelta = timedelta(hours=1)  # at most one reminder DM per user per gap
