@@ -242,8 +242,7 @@ class CalicoBot(commands.AutoShardedBot):
                 max_lobbies=self.settings.max_lobbies,
                 max_active_games=self.settings.max_active_games)
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
-            log.info("database: %s (%s)", self._manager.store.location,
-                     self._manager.store.backend)
+            log.info("database: %s (%s)", *self._manager.storage_info())
         await self._plan_shards()  # after the database: the cluster's shard count is kept there
         await self.tree.set_translator(CatalogueTranslator())
         for name in cog_modules():
@@ -257,7 +256,7 @@ class CalicoBot(commands.AutoShardedBot):
                                  interval=self.sweep_interval)
         self.metrics.set_sources(core_scrape_sources(
             self.manager, gateway=lambda: gateway_status(self),
-            dispatcher=self.dispatcher, games_by_status=self.manager.store.active_games))
+            dispatcher=self.dispatcher, games_by_status=self.manager.active_games))
         if self.settings.health_port is not None:
             thresholds = HealthThresholds(max_sweep_age=self.settings.health_max_sweep_age,
                                           max_outbox_age=self.settings.health_max_outbox_age)
@@ -316,16 +315,16 @@ class CalicoBot(commands.AutoShardedBot):
         """The deployment's shard count, the same for every process: the setting when given,
         else the one the first process chose (kept in the database), else Discord's
         recommendation, and never fewer shards than slots (each process runs at least one)."""
-        store = self.manager.store
+        manager = self.manager
         key = f"cluster:shard_count:{self.application_id}"
-        stored = await store.get_state(key)
+        stored = await manager.get_state(key)
         count = configured or (int(stored) if stored and stored.isdigit() else None) \
             or max(recommended or 1, slots)
         if count < slots:
             raise RuntimeError(f"CALICO_SHARD_COUNT={count} is fewer than CALICO_CLUSTER_SLOTS="
                                f"{slots}: every process needs at least one shard")
         if stored != str(count):
-            await store.set_state(key, str(count), int(time.time() * 1000))
+            await manager.set_state(key, str(count), int(time.time() * 1000))
         return count
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
@@ -472,16 +471,16 @@ class CalicoBot(commands.AutoShardedBot):
         scope = str(self.settings.dev_guild or "global")
         digest = await self.command_hash(guild)
         key = f"commands:{self.application_id}:{scope}"
-        store = self.manager.store
-        async with store.exclusive(f"sync:{self.application_id}") as mine:
+        manager = self.manager
+        async with manager.exclusive(f"sync:{self.application_id}") as mine:
             if not mine:
                 log.info("another process is syncing the commands (%s)", scope)
                 return False
-            if not force and await store.get_state(key) == digest:
+            if not force and await manager.get_state(key) == digest:
                 log.info("commands unchanged since the last sync (%s)", scope)
                 return False
             await self.tree.sync(guild=guild)
-            await store.set_state(key, digest, to_ms(self.manager.now()))
+            await manager.set_state(key, digest, to_ms(manager.now()))
         self.synced = True
         log.info("commands synced (%s)", scope)
         return True

@@ -15,12 +15,12 @@
 - **Scores.** A challenge game's score is recorded on its entry in the transaction that ends
   it (:func:`game_over`); a game that ends after its week closed, or in which hints were used,
   is not recorded.
-- **Closing.** :meth:`Manager.sweep` calls :func:`close_due`: each week whose end has passed is
-  closed once across processes (:meth:`~bot.core.storage.Store.close_challenge` is atomic), and
-  in that same transaction a summary notice is queued for every server that had finished
-  attempts and has a challenge channel (``guild_settings`` JSON, key
-  :data:`CHANNEL_KEY`, set by ``/calico admin``): a notice about no game (game 0) posted in that
-  channel by the delivery.
+- **Closing.** The sweep (:func:`bot.core.sweep.sweep`) calls :func:`close_due`: each week whose
+  end has passed is closed once across processes
+  (:meth:`~bot.core.storage.Store.close_challenge` is atomic), and in that same transaction a
+  summary notice is queued for every server that had finished attempts and has a challenge
+  channel (``guild_settings`` JSON, key :data:`CHANNEL_KEY`, set by ``/calico admin``): a notice
+  about no game (game 0) posted in that channel by the delivery.
 """
 
 from __future__ import annotations
@@ -31,10 +31,12 @@ import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.core import flow
 from bot.core.clock import from_ms, to_ms
 from bot.core.game import FLAG_HINTS, LiveGame, Tx
+from bot.core.kernel import Kernel
 from bot.core.models import (
     GameInfo,
     GameStatus,
@@ -48,9 +50,6 @@ from bot.core.storage.base import ChallengeRow, DuplicateEntryError, EntryRow
 from bot.core.storage.codec import event_dict
 from engine.config import STORED
 from engine.events import Event, GameOver
-
-if TYPE_CHECKING:
-    from bot.core.manager import Manager
 
 log = logging.getLogger("calico.challenge")
 
@@ -83,14 +82,14 @@ def previous_week(week_start: int) -> str:
     return week_of(week_start - 1)[0]
 
 
-async def this_week(manager: Manager, now: int | None = None) -> ChallengeRow:
+async def this_week(kernel: Kernel, now: int | None = None) -> ChallengeRow:
     """The current week's challenge, created (with a fresh secret seed) if it is the first
     call of the week."""
-    now = manager._now() if now is None else now
+    now = kernel.now_ms() if now is None else now
     week, start, end = week_of(now)
-    row = await manager.store.challenge(week)
+    row = await kernel.store.challenge(week)
     if row is None:
-        row = await manager.store.ensure_challenge(ChallengeRow(
+        row = await kernel.store.ensure_challenge(ChallengeRow(
             week, secrets.randbits(_SEED_BITS), OPTIONS.model_dump_json(), start, end))
     return row
 
@@ -102,15 +101,15 @@ def is_open(row: ChallengeRow, now: int) -> bool:
 # --------------------------------------------------------------------------- playing
 
 
-async def start(manager: Manager, user: UserRef, guild_id: int, channel_id: int) -> GameInfo:
+async def start(kernel: Kernel, user: UserRef, guild_id: int, channel_id: int) -> GameInfo:
     """Deal this week's challenge to ``user`` (ManagerError ``challenge_played`` if they had
     their attempt). The game is a solo game without a thread: its turns come by DM."""
-    store = manager.store
-    now = manager._now()
-    row = await this_week(manager, now)
+    store = kernel.store
+    now = kernel.now_ms()
+    row = await this_week(kernel, now)
     if await store.challenge_entry(row.week, user.id) is not None:
         raise ManagerError(PLAYED, f"{user.id} already played {row.week}")
-    await manager.check_limits(user.id, hosting=False)  # a game like any other for the caps
+    await kernel.check_limits(user.id, hosting=False)  # a game like any other for the caps
     options = LobbyOptions.model_validate_json(row.options, context=STORED)
     g = LiveGame(id=0, status=GameStatus.LOBBY, guild_id=guild_id, channel_id=channel_id,
                  thread_id=None, lobby_message_id=None, host_id=user.id, options=options,
@@ -118,24 +117,24 @@ async def start(manager: Manager, user: UserRef, guild_id: int, channel_id: int)
                  version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
                  updated_at=now, seats=(SeatRow(0, user.id, user.name),),
                  challenge_week=row.week)
-    tx = Tx(old=g, g=g, now=now, dm_closed=manager._dm_closed)
+    tx = Tx(old=g, g=g, now=now, dm_closed=kernel.dm_closed)
     tx.activity = True
     tx.user_names.append((user.id, user.name, user.locale))
-    await manager._user(user.id)
-    manager._deal(tx, seed=row.seed)
+    await kernel.user(user.id)
+    flow.deal(kernel, tx, seed=row.seed)
     try:
-        new = await manager._commit_new(tx, EntryRow(row.week, user.id, 0, guild_id))
+        new = await kernel.commit_new(tx, EntryRow(row.week, user.id, 0, guild_id))
     except DuplicateEntryError:
         raise ManagerError(PLAYED, f"{user.id} already played {row.week}") from None
-    return manager._info(new)
+    return new.info()
 
 
-async def game_over(manager: Manager, tx: Tx, g: LiveGame, events: Sequence[Event],
+async def game_over(kernel: Kernel, tx: Tx, g: LiveGame, events: Sequence[Event],
                     over: GameOver) -> dict[str, Any]:
     """At the end of a challenge game: record its score on the entry (same transaction) and
     DM the player their result (the game has no thread)."""
     assert g.challenge_week is not None
-    row = await manager.store.challenge(g.challenge_week)
+    row = await kernel.store.challenge(g.challenge_week)
     late = row is None or not is_open(row, tx.now)
     hints = bool(g.flags & FLAG_HINTS)
     seat = g.seats[0]
@@ -202,15 +201,15 @@ async def board(store: Store, week: str, guild_id: int | None, score: int | None
     return Board(_ranked(rows), entrants, None if score is None else rank)
 
 
-async def standing(manager: Manager, user_id: int, guild_id: int | None) -> Standing:
-    store = manager.store
-    now = manager._now()
-    row = await this_week(manager, now)
+async def standing(kernel: Kernel, user_id: int, guild_id: int | None) -> Standing:
+    store = kernel.store
+    now = kernel.now_ms()
+    row = await this_week(kernel, now)
     entry = await store.challenge_entry(row.week, user_id)
     game = None
     if entry is not None:
         try:
-            game = await manager.get_game(entry.game_id)
+            game = await kernel.get_game(entry.game_id)
         except ManagerError:
             game = None
     server = everywhere = None
@@ -231,13 +230,19 @@ async def standing(manager: Manager, user_id: int, guild_id: int | None) -> Stan
                     last_server, last_everywhere)
 
 
-async def may_show(manager: Manager, game: GameInfo) -> bool:
+async def may_show(kernel: Kernel, game: GameInfo) -> bool:
     """Whether a challenge game's moves may be shown (replay, record): only once its week has
     closed, so that nobody learns the week's tiles from another's game."""
     if game.challenge_week is None:
         return True
-    row = await manager.store.challenge(game.challenge_week)
-    return row is None or not is_open(row, manager._now())
+    row = await kernel.store.challenge(game.challenge_week)
+    return row is None or not is_open(row, kernel.now_ms())
+
+
+async def rank(kernel: Kernel, week: str, guild_id: int | None, score: int) -> tuple[int, int]:
+    """Where ``score`` ranks in a week (a server's board, or everyone's with ``guild_id``
+    None), and how many finished that week there."""
+    return await kernel.store.challenge_rank(week, guild_id, score)
 
 
 # --------------------------------------------------------------------------- closing
@@ -295,19 +300,19 @@ async def summary_notices(store: Store, row: ChallengeRow) -> list[NoticeDraft]:
     return notices
 
 
-async def close_due(manager: Manager, now: int) -> int:
+async def close_due(kernel: Kernel, now: int) -> int:
     """Close every week whose end has passed (once, across processes), queueing each
     server's summary in the closing transaction. Returns how many this call closed."""
     closed = 0
     try:
-        due = await manager.store.challenges_to_close(now)
+        due = await kernel.store.challenges_to_close(now)
     except Exception:
         log.exception("reading the challenges to close failed")
         return 0
     for row in due:
         try:
-            notices = await summary_notices(manager.store, row)
-            if await manager.store.close_challenge(row.week, now, notices):
+            notices = await summary_notices(kernel.store, row)
+            if await kernel.store.close_challenge(row.week, now, notices):
                 closed += 1
                 log.info("weekly challenge %s closed: %d summaries", row.week, len(notices))
         except Exception:

@@ -1,6 +1,14 @@
-"""A game as the manager holds it (:class:`LiveGame`: the stored row, parsed) and one change
+"""A game as the core holds it (:class:`LiveGame`: the stored row, parsed) and one change
 being prepared (:class:`Tx`: the new game plus the notices, timers, results and user rows to
-store with it in the same transaction). Pure values; no storage, no discord."""
+store with it in the same transaction). Pure values; no storage, no discord.
+
+One model per purpose for a game:
+- :class:`bot.core.storage.GameRow`: the stored row (columns as the database holds them); only
+  storage and :meth:`LiveGame.from_row` see it.
+- :class:`LiveGame` (here): the live game, parsed; the kernel caches it, the flow and the
+  services change it through :class:`Tx`. Never leaves ``bot.core``.
+- :class:`bot.core.models.GameInfo`: the read-only view the adapter gets (:meth:`LiveGame.info`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bot.core.models import GameStatus, LobbyOptions, NoticeKind
+from bot.core.clock import from_ms
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, NoticeKind, SeatInfo
 from bot.core.storage import GameRow, MoveRow, ResultRow, SeatRow, TimerRow
 from bot.core.storage.base import AchievementRow, RatingUpdate
 from bot.core.storage.codec import decode_state, encode_config
@@ -20,7 +29,9 @@ FLAG_HINTS = 1  # someone took a hint in this game (no rating, achievement or le
 
 @dataclass(frozen=True, slots=True)
 class LiveGame:
-    """A game as the manager holds it: the stored row, parsed."""
+    """The live game: the stored row, parsed (state decoded, options validated). Held in the
+    kernel's cache and changed only through a committed :class:`Tx`; the adapter gets
+    :meth:`info`, never this."""
 
     id: int
     status: GameStatus
@@ -89,6 +100,32 @@ class LiveGame:
         if self.status is GameStatus.DRAFT:
             return bool(st.seats[seat].goal_offer)
         return self.status is GameStatus.PLAY and st.current_seat == seat
+
+
+    def info(self) -> GameInfo:
+        """The read-only view of this game that leaves the core."""
+        return GameInfo(
+            id=self.id, status=self.status, guild_id=self.guild_id, channel_id=self.channel_id,
+            thread_id=self.thread_id, lobby_message_id=self.lobby_message_id,
+            host_id=self.host_id, options=self.options,
+            seats=tuple(SeatInfo(s.seat, s.user_id, s.name, s.ai_level, s.left)
+                        for s in self.seats),
+            ply=self.ply, state=self.state,
+            deadline_at=None if self.deadline_at is None else from_ms(self.deadline_at),
+            created_at=from_ms(self.created_at), updated_at=from_ms(self.updated_at),
+            version=self.version, end_reason=self.end_reason, first_user_id=self.first_user_id,
+            hints_used=bool(self.flags & FLAG_HINTS), rematch_of=self.rematch_of,
+            challenge_week=self.challenge_week,
+            hints_allowed=hints_allowed(self),
+        )
+
+
+def hints_allowed(g: LiveGame) -> bool:
+    """Hints are offered when the lobby allowed them, and always in a solo game, except in the
+    weekly challenge (a challenge game never offers them, whatever its options)."""
+    if g.challenge_week is not None:
+        return False
+    return g.options.hints or len(g.seats) == 1
 
 
 _GAME_FIELDS = tuple(f.name for f in fields(LiveGame))

@@ -150,7 +150,9 @@ class SeatInfo:
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """A snapshot of one game. ``state`` holds secrets (seed, bag): render views, not it."""
+    """The read-only view of one game that leaves the core (the adapter, the demo, the tests
+    get it; made by :meth:`bot.core.game.LiveGame.info`). ``state`` holds secrets (seed, bag):
+    render views, not it."""
 
     id: int
     status: GameStatus
@@ -172,7 +174,7 @@ class GameInfo:
     hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
     rematch_of: int | None = None  # the game this one is a rematch of
     challenge_week: str | None = None  # the weekly challenge it plays (a solo game, no thread)
-    hints_allowed: bool = False  # the turn panel offers hints (bot.core.review.hints_allowed)
+    hints_allowed: bool = False  # the turn panel offers hints (bot.core.game.hints_allowed)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat this person plays (None if not in the game or replaced by a computer)."""

@@ -2,8 +2,9 @@
 ratings and the weekly challenge's score, all stored in the transaction that stores the
 result (so a crash never keeps one without the other, and nothing is counted twice).
 
-Pure policy plus one hook, :func:`game_over`, which the manager calls while it prepares the
-last move's commit. Nothing here imports discord.
+Pure policy plus one hook, :func:`game_over`, which the facade registers as the kernel's
+``game_over_hook`` (the flow calls it while it prepares the last move's commit). Nothing here
+imports discord.
 
 **Achievements** (the rulebook's chart, :mod:`engine.achievements`), tracked per person across
 every server (a row per person and achievement, the first game that earned it):
@@ -41,18 +42,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openskill.models import PlackettLuce
 
+from bot.core import challenge, lobby
 from bot.core.game import FLAG_HINTS, LiveGame, Tx
+from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError, UserRef
 from bot.core.storage.base import AchievementRow, RatingKey, RatingRow, RatingUpdate, SeatRow
 from engine.achievements import FinishedGame, TrackPosition, evaluate, progress
 from engine.events import Event, GameOver
-
-if TYPE_CHECKING:
-    from bot.core.manager import Manager
 
 log = logging.getLogger("calico.progress")
 
@@ -115,11 +115,11 @@ class Earned:
                 "title": self.title}
 
 
-def evaluate_game(manager: Manager, g: LiveGame, events: Sequence[Event],
+def evaluate_game(kernel: Kernel, g: LiveGame, events: Sequence[Event],
                   held: Mapping[int, Iterable[str]], *, computer: bool) -> list[Earned]:
     """Each person's evaluation (``held``: seat -> ids that person had before)."""
     assert g.state is not None
-    chart = manager.catalog.achievements
+    chart = kernel.catalog.achievements
     finished = FinishedGame.from_events(g.state.config, events)
     many = multiplayer(g.seats)
     hints = bool(g.flags & FLAG_HINTS)
@@ -206,23 +206,23 @@ def rating_update(g: LiveGame, over: GameOver, now: int) -> RatingUpdate | None:
 # --------------------------------------------------------------------------- the hook
 
 
-async def game_over(manager: Manager, tx: Tx, events: Sequence[Event],
+async def game_over(kernel: Kernel, tx: Tx, events: Sequence[Event],
                     over: GameOver) -> dict[str, Any]:
     """Add the game's achievements, ratings and challenge score to ``tx`` (the last move's
     commit); returns what the score sheet says about them (the ``game_over`` notice's
     ``progress`` entry). A failure here is logged and never stops the game from ending."""
     g = tx.g
     try:
-        return await _game_over(manager, tx, g, events, over)
+        return await _game_over(kernel, tx, g, events, over)
     except Exception:
         log.exception("achievements, ratings or challenge score of game %s failed", g.id)
         tx.achievements, tx.ratings, tx.challenge_score = [], None, None
         return {}
 
 
-async def _game_over(manager: Manager, tx: Tx, g: LiveGame, events: Sequence[Event],
+async def _game_over(kernel: Kernel, tx: Tx, g: LiveGame, events: Sequence[Event],
                      over: GameOver) -> dict[str, Any]:
-    store = manager.store
+    store = kernel.store
     autopilot = [m.seat for m in await store.moves(g.id) if m.played_by == "autopilot"]
     if tx.move is not None and tx.move.played_by == "autopilot":
         autopilot.append(tx.move.seat)
@@ -231,16 +231,14 @@ async def _game_over(manager: Manager, tx: Tx, g: LiveGame, events: Sequence[Eve
     for s in g.seats:
         if s.user_id is not None and s.ai_level is None:
             held[s.seat] = [a.achievement for a in await store.achievements(s.user_id)]
-    earned = evaluate_game(manager, g, events, held, computer=computer)
+    earned = evaluate_game(kernel, g, events, held, computer=computer)
     tx.achievements = [AchievementRow(e.user_id, a, g.id, g.guild_id, tx.now)
                        for e in earned for a in e.ids]
     tx.ratings = rating_update(g, over, tx.now)
     info: dict[str, Any] = {"earned": [e.payload() for e in earned],
                             "rated": tx.ratings is not None}
     if g.challenge_week is not None:
-        from bot.core import challenge
-
-        info["challenge"] = await challenge.game_over(manager, tx, g, events, over)
+        info["challenge"] = await challenge.game_over(kernel, tx, g, events, over)
     return {"progress": info}
 
 
@@ -258,9 +256,9 @@ class PlayerAchievements:
         return tuple(r.achievement for r in self.rows)
 
 
-async def achievements_of(manager: Manager, user_id: int) -> PlayerAchievements:
-    rows = tuple(await manager.store.achievements(user_id))
-    chart = manager.catalog.achievements
+async def achievements_of(kernel: Kernel, user_id: int) -> PlayerAchievements:
+    rows = tuple(await kernel.store.achievements(user_id))
+    chart = kernel.catalog.achievements
     return PlayerAchievements(rows, progress(chart, [r.achievement for r in rows]))
 
 
@@ -274,10 +272,10 @@ class RatingStanding:
     ranked: int  # players on that leaderboard
 
 
-async def rating_of(manager: Manager, player: str, scope: int,
+async def rating_of(kernel: Kernel, player: str, scope: int,
                     min_games: int = MIN_RATED_GAMES) -> RatingStanding:
-    row = await manager.store.rating(scope, player)
-    rank, ranked = await manager.store.rating_rank(scope, player, min_games)
+    row = await kernel.store.rating(scope, player)
+    rank, ranked = await kernel.store.rating_rank(scope, player, min_games)
     return RatingStanding(scope, row, rank, ranked)
 
 
@@ -294,11 +292,11 @@ class BoardEntry:
     average: float | None = None
 
 
-async def rating_board(manager: Manager, scope: int, limit: int = 10,
+async def rating_board(kernel: Kernel, scope: int, limit: int = 10,
                        min_games: int = MIN_RATED_GAMES) -> list[BoardEntry]:
     """The best rated players of a scope, by ordinal (ties share a rank), each person with
     their finished games, wins and average score in that scope."""
-    store = manager.store
+    store = kernel.store
     out: list[BoardEntry] = []
     for row, name in await store.rating_board(scope, limit, min_games):
         rank = out[-1].rank if out and out[-1].rating.ordinal == row.ordinal else len(out) + 1
@@ -316,27 +314,27 @@ async def rating_board(manager: Manager, scope: int, limit: int = 10,
 # --------------------------------------------------------------------------- rematch
 
 
-async def rematch(manager: Manager, game_id: int, user: UserRef) -> tuple[GameInfo, bool]:
+async def rematch(kernel: Kernel, game_id: int, user: UserRef) -> tuple[GameInfo, bool]:
     """A new lobby for a finished game, opened by one of its players: same options, the same
     computer seats, in a new thread of the same channel (``rematch_of`` set; the lobby message
     pings the previous players). If a rematch lobby of this game is still open, that one is
     returned instead (``False``): two players pressing Rematch get one table."""
-    async with manager._lock(game_id):
-        g = await manager._reload(game_id)
+    async with kernel.lock(game_id):
+        g = await kernel.reload(game_id)
         if g.status is not GameStatus.OVER:
             raise ManagerError(ErrorCode.NOT_ALLOWED, "only a finished game has a rematch")
         if g.challenge_week is not None:
             raise ManagerError(ErrorCode.NOT_ALLOWED, "a challenge is played once a week")
         if not any(s.user_id == user.id for s in g.seats):
             raise ManagerError(ErrorCode.NOT_A_PLAYER, "only its players ask for a rematch")
-        for other in await manager.store.rematches(game_id):
-            info = await manager.get_game(other, fresh=True)
+        for other in await kernel.store.rematches(game_id):
+            info = await kernel.get_game(other, fresh=True)
             if info.status is GameStatus.LOBBY:
                 return info, False
         computers = [s.ai_level for s in g.seats if s.ai_level is not None and not s.left]
-        info = await manager.create_game(user, g.guild_id, g.channel_id, g.options,
-                                         computers=computers, open_thread=True,
-                                         rematch_of=game_id)
+        info = await lobby.create_game(kernel, user, g.guild_id, g.channel_id, g.options,
+                                       computers=computers, open_thread=True,
+                                       rematch_of=game_id)
         return info, True
 
 
@@ -348,20 +346,20 @@ def previous_people(game: GameInfo) -> list[int]:
 # --------------------------------------------------------------------------- picking a row
 
 
-async def pick(manager: Manager, game_id: int, user_id: int, achievement: str) -> str | None:
+async def pick(kernel: Kernel, game_id: int, user_id: int, achievement: str) -> str | None:
     """A normal-game winner fills ``achievement`` instead of the row stored for this game (any
     other row the win fit that they do not hold). Returns the row it replaces (None: it was
     already the one filled). ManagerError ``not_a_player`` for anyone but that winner,
     ``stale`` for a row that is not (or no longer) a choice."""
-    game = await manager.get_game(game_id)
+    game = await kernel.get_game(game_id)
     seat = game.seat_of(user_id)
     if seat is None:
         raise ManagerError(ErrorCode.NOT_A_PLAYER, "only the winner picks")
     if game.status is not GameStatus.OVER or game.state is None:
         raise ManagerError(ErrorCode.STALE, "the game is not over")
-    chart = manager.catalog.achievements
+    chart = kernel.catalog.achievements
     normal = {a.id for a in chart.of_mode("normal")}
-    rows = await manager.store.achievements(user_id)
+    rows = await kernel.store.achievements(user_id)
     mine = [r.achievement for r in rows if r.game_id == game_id and r.achievement in normal]
     if not mine:
         raise ManagerError(ErrorCode.STALE, "this game filled no normal-game row for you")
@@ -374,7 +372,7 @@ async def pick(manager: Manager, game_id: int, user_id: int, achievement: str) -
                  multiplayer=True, prefer=achievement)
     except ValueError:
         raise ManagerError(ErrorCode.STALE, f"{achievement!r} is not a choice") from None
-    if not await manager.store.swap_achievement(user_id, game_id, old, achievement,
-                                                manager._now()):
+    if not await kernel.store.swap_achievement(user_id, game_id, old, achievement,
+                                                kernel.now_ms()):
         raise ManagerError(ErrorCode.STALE, "changed meanwhile")
     return old

@@ -11,19 +11,17 @@ has closed (others are still playing the same tiles).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.core import challenge
 from bot.core.clock import from_ms
+from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError
 from engine.moves import parse_move
 from engine.quilt_record import quilt_record
 from engine.scoring import breakdown, rank
 from engine.serialize import game_record, replay_views
 from engine.views import PublicView
-
-if TYPE_CHECKING:
-    from bot.core.manager import Manager
 
 RECORD_SCHEMA = 1
 
@@ -33,11 +31,11 @@ def played_in(game: GameInfo, user_id: int) -> bool:
     return any(s.user_id == user_id for s in game.seats)
 
 
-async def _checked(manager: Manager, game_id: int) -> GameInfo:
-    game = await manager.get_game(game_id)
+async def _checked(kernel: Kernel, game_id: int) -> GameInfo:
+    game = await kernel.get_game(game_id)
     if game.status is not GameStatus.OVER or game.state is None:
         raise ManagerError("not_finished", f"game {game_id} is not finished")
-    if not await challenge.may_show(manager, game):
+    if not await challenge.may_show(kernel, game):
         raise ManagerError(challenge.NOT_YET, "the week's challenge is still open")
     return game
 
@@ -48,31 +46,31 @@ class Replay:
     views: list[PublicView]  # the start of play, then one per placement (the last: the end)
 
 
-async def replay(manager: Manager, game_id: int) -> Replay:
+async def replay(kernel: Kernel, game_id: int) -> Replay:
     """The public views of a finished game, start to end (ManagerError ``not_finished``,
     ``challenge_not_yet``)."""
-    game = await _checked(manager, game_id)
-    g = await manager._load(game_id)
+    game = await _checked(kernel, game_id)
+    g = await kernel.load(game_id)
     assert g.engine_options is not None and g.state is not None
-    moves = await manager.store.moves(game_id)
+    moves = await kernel.store.moves(game_id)
     record = game_record(g.engine_options, g.state.seed,
                          [parse_move(m.seat, m.move) for m in moves])
-    return Replay(game, replay_views(manager.catalog, record))
+    return Replay(game, replay_views(kernel.catalog, record))
 
 
-async def record(manager: Manager, game_id: int, user_id: int) -> dict[str, Any]:
+async def record(kernel: Kernel, game_id: int, user_id: int) -> dict[str, Any]:
     """The game's record for someone who played it (``not_a_player`` otherwise): options,
     players with places and score breakdowns, each quilt as a quilt record (the scorer's
     format: ``python -m engine score`` reads it), and the move list. No seed, no bag."""
-    game = await _checked(manager, game_id)
+    game = await _checked(kernel, game_id)
     if not played_in(game, user_id):
         raise ManagerError(ErrorCode.NOT_A_PLAYER, "only its players get a game's record")
-    g = await manager._load(game_id)
+    g = await kernel.load(game_id)
     assert g.engine_options is not None and g.state is not None
     state = g.state
     scores = [breakdown(state.config, s) for s in state.seats]
     places, winners, decided = rank(scores)
-    moves = await manager.store.moves(game_id)
+    moves = await kernel.store.moves(game_id)
     return {
         "schema": RECORD_SCHEMA,
         "game": game.id,

@@ -38,13 +38,17 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.core import turns
 from bot.core.clock import from_ms, to_ms
 from bot.core.computers import ComputersBusyError
 from bot.core.game import FLAG_HINTS, LiveGame
+from bot.core.game import hints_allowed as hints_allowed  # its home moved; kept here
+from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, GameStatus, ManagerError
-from bot.core.storage.base import ReviewRow, Store
+from bot.core.storage.base import ReviewRow
+from bot.core.turns import HintGrant as HintGrant  # its home moved; kept here
 from bot.core.workers import WorkerPool, keep_recent
 from engine.ai.hints import HINT_SAMPLES, Hint
 from engine.ai.review import (
@@ -61,9 +65,6 @@ from engine.moves import Move
 from engine.state import SCHEMA_VERSION, GameState
 from engine.views import PrivateView
 
-if TYPE_CHECKING:
-    from bot.core.manager import Manager
-
 log = logging.getLogger("calico.review")
 
 
@@ -74,36 +75,16 @@ REVIEW_WAITING = 3  # reviews that may wait per review worker before "try again 
 class ReviewsBusyError(Exception):
     """Every review (or hint) worker is busy and the queue is full: ask again in a minute."""
 
-    code = "reviews_busy"  # a player-facing refusal (bot.replies)
+    code = "reviews_busy"  # a player-facing refusal (bot.words.replies)
 
 
 # --------------------------------------------------------------------------- who may
 
 
-async def accuracy(store: Store, user_id: int) -> tuple[int, float | None]:
+async def accuracy(kernel: Kernel, user_id: int) -> tuple[int, float | None]:
     """(reviewed games, mean accuracy) of a person. Games in which someone took a hint are
     left out, as they are from ratings and leaderboards: the figure is the person's own play."""
-    return await store.review_accuracy(user_id, without_flags=FLAG_HINTS)
-
-
-
-def hints_allowed(g: LiveGame) -> bool:
-    """Hints are offered when the lobby allowed them, and always in a solo game, except in the
-    weekly challenge (a challenge game never offers them, whatever its options)."""
-    if g.challenge_week is not None:
-        return False
-    return g.options.hints or len(g.seats) == 1
-
-
-@dataclass(frozen=True, slots=True)
-class HintGrant:
-    """What :meth:`Manager.take_hint` returns: the game (marked) and the seat's private view."""
-
-    game: GameInfo
-    seat: int
-    view: PrivateView  # the person's own view: all a hint may read
-    seed: int  # the hints' (and reviews') seed: the game's id
-    first: bool  # this call marked the game (the first hint taken in it)
+    return await kernel.store.review_accuracy(user_id, without_flags=FLAG_HINTS)
 
 
 def review_seat(game: GameInfo, user_id: int) -> int:
@@ -232,7 +213,7 @@ class HintsOutcome:
 class ReviewService:
     """Reviews and hints for a running bot (see the module docstring)."""
 
-    def __init__(self, manager: Manager, *, workers: int = 1, max_waiting: int | None = None,
+    def __init__(self, manager: Kernel, *, workers: int = 1, max_waiting: int | None = None,
                  samples: int = DEFAULT_SAMPLES, depth: int | None = DEFAULT_DEPTH,
                  hint_cache: int = 256) -> None:
         self.manager = manager
@@ -339,7 +320,7 @@ class ReviewService:
 
     async def accuracy(self, user_id: int) -> tuple[int, float | None]:
         """(reviewed games, mean accuracy) of a person: for ``/calico stats``."""
-        return await accuracy(self.manager.store, user_id)
+        return await accuracy(self.manager, user_id)
 
     # ------------------------------------------------------------------ hints
 
@@ -354,7 +335,7 @@ class ReviewService:
         :class:`ReviewsBusyError` (checked before the game is marked)."""
         if not self._hint_room():
             raise ReviewsBusyError("every worker is busy")
-        grant = await self.manager.take_hint(game_id, user_id, ply)
+        grant = await turns.take_hint(self.manager, game_id, user_id, ply)
         key = (game_id, grant.view.public.ply, grant.seat)
         got = self._hints.get(key)
         if got is None:

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from bot.core.clock import to_ms
 from bot.core.storage.base import OutboxStats
 
 if TYPE_CHECKING:
@@ -151,10 +150,10 @@ class CoreHealthSource:
         return self._gateway()
 
     async def database(self) -> None:
-        await self._manager.store.ping()
+        await self._manager.ping()
 
     async def outbox(self) -> OutboxStats:
-        return await self._manager.store.outbox_stats(to_ms(self.now()))
+        return await self._manager.outbox_stats(self.now())
 
     async def last_sweep(self) -> datetime | None:
         return self._manager.last_sweep_at
@@ -177,7 +176,7 @@ def core_scrape_sources(
     m = manager
 
     async def outbox() -> OutboxStats:
-        return await m.store.outbox_stats(to_ms(m.clock.now()))
+        return await m.outbox_stats(m.clock.now())
 
     pool = m.computers
     return ScrapeSources(

@@ -158,7 +158,7 @@ async def test_a_timer_for_a_seat_that_no_longer_must_act_only_goes_away(
     stale = TimerRow(g.id, "turn", other, to_ms(clock.now()), to_ms(clock.now()))
     await manager.store.commit(GameWrite(game_id=g.id, expect_version=row.version,
                                          now=to_ms(clock.now()), upsert_timers=[stale]))
-    manager._cache.pop(g.id, None)
+    manager.forget(g.id)
     before = len(await manager.store.notices(g.id))
     report = await manager.sweep()
     assert report.details == [] and report.reminders == 0 and report.autoplayed == 0

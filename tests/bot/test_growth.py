@@ -45,7 +45,7 @@ async def sqlite_pragma(m: Manager, name: str) -> int | None:
 async def poison(m: Manager, game_id: int) -> None:
     """Make a game unloadable (its stored state is not JSON any more)."""
     await raw_sql(m, f"UPDATE games SET state = '{{broken' WHERE id = {game_id}")
-    m._cache.pop(game_id, None)
+    m.forget(game_id)
 
 
 async def test_poisoned_timers_back_off_and_never_block_the_others(
@@ -88,7 +88,7 @@ async def test_a_long_lane_does_not_hold_another_games_first_notice(manager: Man
                for _ in range(300)]
     await manager.store.commit(GameWrite(game_id=busy.id, expect_version=row.version,
                                          now=to_ms(manager.now()), notices=backlog))
-    manager._cache.pop(busy.id, None)
+    manager.forget(busy.id)
     other = await new_game(manager, host=CAT, computers=1, setup="beginner")
     order: list[int] = []
 
@@ -245,9 +245,9 @@ async def test_only_a_few_ended_games_stay_parsed_in_memory(db_path: str,
             assert g.status is GameStatus.OVER
             ended.append(g)
         playing = await new_game(m, host=ANN, people=(BOB,), setup="beginner")
-        cached = {gid for gid, g in m._cache.items() if not g.status.active}
+        cached = {g.id for g in m.cached_games() if not g.status.active}
         assert cached == {ended[2].id, ended[3].id}  # the newest two
-        assert playing.id in m._cache  # games in play stay
+        assert m.cached(playing.id) is not None  # games in play stay
         first = await m.get_game(ended[0].id)
         assert first.status is GameStatus.OVER and first.state == ended[0].state
     finally:

@@ -97,13 +97,13 @@ async def test_the_winner_earns_the_rarest_normal_row_once(manager: Manager) -> 
     assert other["ids"] == [] and other["reason"] == "not_winner"
     assert info["rated"] is True
     # The same deal again: 65+ is held, so the next rarest row it fits (60+) is filled.
-    manager._seed_source = seeds(1)
+    manager.seed_source = seeds(1)
     g2 = await play_ai(manager, await new_game(manager, people=(BOB,)))
     assert g2.seats[winner].user_id == win_user
     assert await held(manager, UserRef(win_user, "")) == [  # type: ignore[arg-type]
         ("normal-60", g2.id), ("normal-65", g.id)]
     # And a third time: nothing new to fill.
-    manager._seed_source = seeds(1)
+    manager.seed_source = seeds(1)
     g3 = await play_ai(manager, await new_game(manager, people=(BOB,)))
     info3 = over_payload(await manager.store.notices(g3.id))["progress"]
     assert next(e for e in info3["earned"] if e["user_id"] == win_user)["reason"] == \
@@ -114,7 +114,7 @@ async def test_the_winner_earns_the_rarest_normal_row_once(manager: Manager) -> 
 async def test_a_scenario_with_two_players_counts_for_everyone_who_passes(
         manager: Manager) -> None:
     """Scenarios are playable by several people; every one who passes earns it."""
-    manager._seed_source = seeds(4)  # both pass scenario 1 with this deal
+    manager.seed_source = seeds(4)  # both pass scenario 1 with this deal
     g = await new_game(manager, people=(BOB,), scenario=1)
     assert g.options.scenario == 1 and len(g.seats) == 2
     g = await play_ai(manager, g)
@@ -183,11 +183,11 @@ async def test_hints_earn_nothing_and_are_not_rated(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), restriction=Restriction.NO_HAND)
 
     async def flag(live: LiveGame) -> None:
-        tx = await manager._begin(live)
+        tx = await manager.begin(live)
         tx.set(flags=live.flags | FLAG_HINTS)
-        await manager._commit(tx)
+        await manager.commit(tx)
 
-    await manager._mutate(g.id, flag)
+    await manager.mutate(g.id, flag)
     g = await play_out(manager, await manager.get_game(g.id), random.Random(7))
     assert g.status is GameStatus.OVER and g.hints_used
     assert await held(manager, ANN) == [] and await held(manager, BOB) == []
@@ -341,7 +341,7 @@ async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager)
 
 
 async def test_replay_views_and_record_hold_no_secret(manager: Manager) -> None:
-    manager._seed_source = lambda: 8_675_309_123_457  # a seed that reads as one
+    manager.seed_source = lambda: 8_675_309_123_457  # a seed that reads as one
     g = await new_game(manager, people=(BOB,))
     with pytest.raises(ManagerError) as err:
         await replays.replay(manager, g.id)

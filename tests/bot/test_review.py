@@ -165,7 +165,7 @@ async def test_review_refusals(manager: Manager, service: ReviewService) -> None
 async def test_review_is_computed_once_then_stored(manager: Manager,
                                                    service: ReviewService) -> None:
     secret = 7_318_502_244_618_391_117  # a game seed as the bot draws them (63 random bits)
-    manager._seed_source = lambda: secret  # the fixture's seeds are 1, 2, ...
+    manager.seed_source = lambda: secret  # the fixture's seeds are 1, 2, ...
     g = await play_out(manager, await new_game(manager, people=(BOB,)), random.Random(7))
     assert g.status is GameStatus.OVER and g.state is not None
     first, twin = await asyncio.gather(service.review(g.id, BOB.id), service.review(g.id, BOB.id))

@@ -117,7 +117,7 @@ class Info(CalicoCog):
             result = await self.bot.manager.user_stats(target.id, guild_id)
             text = answers.stats_text(tr, target.display_name, result)
             text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
-            reviewed = await review_ui.stats_line(tr, self.bot.manager.store, target.id)
+            reviewed = await review_ui.stats_line(tr, self.bot.manager, target.id)
             if reviewed:
                 text += "\n" + reviewed
             return Outgoing(markup.clip(text, 2000))

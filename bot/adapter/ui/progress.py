@@ -364,8 +364,8 @@ async def challenge_over_message(tr: Text, manager: Manager, game: GameInfo,
     score = int(payload.get("score") or 0)
     lines = [tr("progress.challenge.over", week=week, score=score)]
     if payload.get("recorded"):
-        rank, entrants = await manager.store.challenge_rank(week, game.guild_id, score)
-        rank_all, entrants_all = await manager.store.challenge_rank(week, None, score)
+        rank, entrants = await challenge.rank(manager, week, game.guild_id, score)
+        rank_all, entrants_all = await challenge.rank(manager, week, None, score)
         lines.append(tr("progress.challenge.over_rank", rank=rank, entrants=entrants,
                         rank_all=rank_all, entrants_all=entrants_all))
     elif payload.get("hints"):

@@ -31,9 +31,9 @@ from bot.adapter.ui import items, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.adapter.ui.views import ItemsView
 from bot.core import review as core_review
+from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.review import HintsOutcome, ReviewOutcome, ReviewService
-from bot.core.storage import Store
 from bot.words import markup
 from bot.words import review as review_words
 from bot.words.catalogue import Text
@@ -222,9 +222,9 @@ def add_review_button(tr: Text, game: GameInfo, out: Outgoing) -> None:
         out.view.add_item(items.button(ids.ReviewId(game.id), tr("review.button")))
 
 
-async def stats_line(tr: Text, store: Store, user_id: int) -> str:
+async def stats_line(tr: Text, manager: Kernel, user_id: int) -> str:
     """``/calico stats``: the person's reviewed games and their mean accuracy ("" if none)."""
-    count, mean = await core_review.accuracy(store, user_id)
+    count, mean = await core_review.accuracy(manager, user_id)
     return review_words.stats_text(tr, count, mean)
 
 

@@ -1,0 +1,277 @@
+"""The game flow (like boardgame.io's ``flow``): how a game moves from deal to end.
+
+Dealing a lobby, starting the next turn's clock and prompt, applying one move (with its log
+entry, notices, timers and results), playing the computer seats, turning a person's seat into a
+computer player, and ending a game. Every function works on the kernel's public API
+(:class:`bot.core.kernel.Kernel`) and a :class:`~bot.core.game.Tx` or a
+:class:`~bot.core.game.LiveGame`; the services (lobby, turns, leaving, sweep, challenge) call
+them. What a game's end adds beyond its result (achievements, ratings, the challenge's score)
+comes from the kernel's ``game_over_hook``: the flow imports no service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+
+from bot.core.computers import ComputersBusyError
+from bot.core.game import FLAG_HINTS, LiveGame, Tx
+from bot.core.kernel import Kernel, StaleError, iso_at
+from bot.core.models import FirstPlayer, GameStatus, NoticeKind
+from bot.core.storage import MoveRow, ResultRow
+from bot.core.storage.codec import dumps, encode_config, event_dict
+from engine.ai import LEVELS, Player, make_player
+from engine.events import Event, GameOver, ScenarioResult
+from engine.moves import Move
+from engine.rules import apply, legal_moves
+from engine.setup import new_game
+from engine.state import GameState, Phase
+from engine.views import private_view
+
+log = logging.getLogger("calico.manager")
+
+_END_KINDS = frozenset({"goal_scored", "scenario_result", "game_over"})
+
+
+# ---------------------------------------------------------------------- deal and turns
+
+
+def deal(k: Kernel, tx: Tx, seed: int | None = None) -> None:
+    """Deal the lobby of ``tx`` and queue its start (notices, timers, first prompts).
+    ``seed``: a given deal (the weekly challenge's) instead of a fresh secret one."""
+    g = tx.g
+    first_seat = None
+    if g.options.first is FirstPlayer.PET and g.first_user_id is not None:
+        claimed = g.person(g.first_user_id)
+        first_seat = None if claimed is None else claimed.seat
+    engine_options = g.options.engine_options(len(g.seats), first_seat)
+    state = new_game(k.catalog, engine_options, k.seed_source() if seed is None else seed)
+    status = GameStatus.DRAFT if state.phase is Phase.DRAFT else GameStatus.PLAY
+    tx.set(status=status, state=state, config_json=encode_config(state),
+           engine_options=engine_options, ply=state.ply)
+    tx.activity = True
+    tx.thread(NoticeKind.STARTED, first_seat=state.first_seat, phase=status.value,
+              players=len(g.seats))
+    if status is GameStatus.DRAFT:
+        deadline = None
+        for i, s in enumerate(state.seats):
+            if not s.goal_offer:
+                continue
+            computer = g.seats[i].ai_level is not None
+            timer = k.turn_timer(g.id, i, tx.now, g.options.turn_hours, computer)
+            if computer or g.clocked:
+                tx.upsert_timers.append(timer)
+            if not computer:
+                deadline = timer.deadline_at if g.clocked else None
+                tx.dm(i, NoticeKind.DRAFT_PROMPT, seat=i, deadline_at=iso_at(deadline))
+        tx.set(deadline_at=deadline)
+    else:
+        next_turn(k, tx)
+
+
+def next_turn(k: Kernel, tx: Tx) -> None:
+    """Start the clock of the seat to play next, and prompt its player."""
+    g = tx.g
+    assert g.state is not None
+    seat = g.state.current_seat
+    assert seat is not None
+    computer = g.seats[seat].ai_level is not None
+    timer = k.turn_timer(g.id, seat, tx.now, g.options.turn_hours, computer)
+    tx.clear_turn_timers = True
+    if computer or g.clocked:
+        tx.upsert_timers.append(timer)
+    deadline = timer.deadline_at if g.clocked and not computer else None
+    tx.set(deadline_at=deadline)
+    if not computer:
+        tx.dm(seat, NoticeKind.TURN_PROMPT, seat=seat, deadline_at=iso_at(deadline))
+
+
+# ---------------------------------------------------------------------- moves
+
+
+async def apply_move(k: Kernel, g: LiveGame, seat: int, move: Move,
+                     by: str) -> tuple[LiveGame, list[Event]]:
+    """Apply one move and commit it with its log entry, notices, timers and results."""
+    assert g.state is not None
+    state, events = apply(g.state, move)  # raises EngineError if illegal
+    tx = await k.begin(g)
+    status = {Phase.OVER: GameStatus.OVER, Phase.DRAFT: GameStatus.DRAFT}.get(
+        state.phase, GameStatus.PLAY)
+    tx.set(state=state, ply=state.ply, status=status)
+    tx.activity = True
+    dicts = [event_dict(e) for e in events]
+    played = [d for d in dicts if d["kind"] not in _END_KINDS]
+    # The events go to the move log and the table notice: encode them once.
+    events_json = dumps(dicts)
+    tx.move = MoveRow(g.id, g.state.ply, seat, move.text(), by, events_json, tx.now)
+    tx.thread(NoticeKind.TABLE, {"events": events_json if len(played) == len(dicts)
+                                 else dumps(played)},
+              seat=seat, move=move.text(), by=by, autoplayed=by == "autopilot",
+              next_seat=state.current_seat)
+    if by == "autopilot":
+        # The absent player hears of it where they play: what was played, and their hand.
+        tx.dm(seat, NoticeKind.AUTOPLAYED, {"events": dumps(played)}, seat=seat,
+              move=move.text())
+    if status is GameStatus.OVER:
+        over = events[-1]
+        assert isinstance(over, GameOver)
+        tx.set(deadline_at=None)
+        tx.results = results(g, events, over, tx.now)
+        # Achievements, ratings, the challenge's score: stored with the result.
+        hook = k.game_over_hook
+        extra = {} if hook is None else await hook(k, tx, events, over)
+        tx.thread(NoticeKind.GAME_OVER, totals=list(over.totals), places=list(over.places),
+                  winners=list(over.winners), decided_by=over.decided_by,
+                  events=[d for d in dicts if d["kind"] in _END_KINDS], **extra)
+    elif status is GameStatus.DRAFT:
+        tx.delete_timers.append(("turn", seat))
+    else:
+        next_turn(k, tx)
+    return await k.commit(tx), events
+
+
+def results(g: LiveGame, events: list[Event], over: GameOver, now: int) -> list[ResultRow]:
+    """The result rows of a finished game (one per seat)."""
+    passed = {e.seat: e.passed for e in events if isinstance(e, ScenarioResult)}
+    solo = len(g.seats) == 1
+    hints = bool(g.flags & FLAG_HINTS)
+    rows = []
+    for i, s in enumerate(g.seats):
+        # Solo: a "win" is passing the scenario. A seat a computer finished is not counted,
+        # nor is any seat of a game in which someone took a hint.
+        win = passed.get(i, False) if solo else over.places[i] == 1
+        rows.append(ResultRow(
+            game_id=g.id, seat=i, user_id=s.user_id, guild_id=g.guild_id,
+            total=over.totals[i], place=over.places[i], win=win,
+            counted=s.ai_level is None and s.user_id is not None and not hints,
+            breakdown=json.dumps(over.scores[i] if i < len(over.scores) else {}),
+            finished_at=now))
+    return rows
+
+
+# ---------------------------------------------------------------------- computers
+
+
+def _player_seed(state: GameState, seat: int) -> int:
+    # A per-move generator derived one-way from the game seed: reproducible for a stored
+    # game, and revealing nothing about the seed.
+    digest = hashlib.blake2b(f"{state.seed}:{state.ply}:{seat}".encode(),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def _player(level: str, seed: int) -> Player:
+    try:
+        return make_player(level, seed)
+    except ValueError:
+        return make_player("random", seed)
+
+
+async def choose(k: Kernel, state: GameState, seat: int, level: str) -> Move:
+    """The move a computer player of ``level`` makes for ``seat``."""
+    legal = legal_moves(state, seat)
+    seed = _player_seed(state, seat)
+    view = private_view(state, seat)
+    if level == "random" or level not in LEVELS:
+        return _player(level, seed).choose(view, legal)
+    if k.computers is not None:
+        # A thinking player runs in another process (see bot.core.computers).
+        return await k.computers.choose(level, seed, view, legal)
+    return await asyncio.to_thread(_player(level, seed).choose, view, legal)
+
+
+def computer_to_move(g: LiveGame) -> int | None:
+    """A computer seat the game is waiting for, if any."""
+    st = g.state
+    if st is None:
+        return None
+    if g.status is GameStatus.DRAFT:
+        for i, s in enumerate(st.seats):
+            if s.goal_offer and g.seats[i].ai_level is not None:
+                return i
+        return None
+    if g.status is GameStatus.PLAY:
+        seat = st.current_seat
+        if seat is not None and g.seats[seat].ai_level is not None:
+            return seat
+    return None
+
+
+async def run_computers(k: Kernel, g: LiveGame, *, strict: bool = False) -> LiveGame:
+    """Play every computer move now due, each committed on its own. A failure (or a full
+    computer queue) leaves the move to its timer; it is raised only when ``strict`` (the
+    sweep counts it), never to a caller whose own move is already stored."""
+    try:
+        for _ in range(4 * 23 + 8):
+            seat = computer_to_move(g)
+            if seat is None:
+                break
+            level = g.seats[seat].ai_level
+            assert g.state is not None and level is not None
+            move = await choose(k, g.state, seat, level)
+            g, _ = await apply_move(k, g, seat, move, "computer")
+    except ComputersBusyError:
+        log.info("computers busy: game %s's computer turn is left to its timer", g.id)
+    except StaleError:
+        pass  # another process moved this game on (and plays its computers)
+    except Exception:
+        if strict:
+            raise
+        log.exception("computer move failed in game %s", g.id)
+    return g
+
+
+async def computers_after(k: Kernel, game_id: int, g: LiveGame) -> LiveGame:
+    """After a committed change outside the game's lock: play the computers it led to."""
+    if computer_to_move(g) is None:
+        return g
+    async with k.lock(game_id):
+        return await run_computers(k, await k.load(game_id))
+
+
+# ---------------------------------------------------------------------- seats and ends
+
+
+async def convert(k: Kernel, g: LiveGame, seat: int, reason: str) -> LiveGame:
+    """Turn a person's seat into a computer player (the game ends if nobody is left)."""
+    tx = await k.begin(g)
+    level = g.options.ai_level
+    tx.set_seat(seat, ai_level=level, left=True)
+    tx.activity = reason != "timeout"
+    tx.thread(NoticeKind.SEAT_CHANGED, seat=seat, reason=reason, level=level)
+    people = tx.g.people
+    if not people:
+        tx.set(status=GameStatus.ABANDONED, end_reason="everyone_left", deadline_at=None)
+        tx.thread(NoticeKind.ENDED, reason="everyone_left")
+        return await k.commit(tx)
+    if g.host_id == g.seats[seat].user_id and people[0].user_id is not None:
+        tx.set(host_id=people[0].user_id)
+    if not tx.g.clocked:
+        # One person left: their clock stops (see LiveGame.clocked).
+        tx.clear_turn_timers = True
+        tx.set(deadline_at=None)
+    for i, row in enumerate(tx.g.seats):
+        if row.ai_level is not None and g.must_act(i):
+            # Due after the grace: played right after this commit, or by the sweep.
+            tx.upsert_timers.append(k.turn_timer(g.id, i, tx.now, g.options.turn_hours, True))
+    if g.status is GameStatus.PLAY and g.must_act(seat):
+        tx.set(deadline_at=None)
+    return await k.commit(tx)
+
+
+async def end(k: Kernel, g: LiveGame, status: GameStatus, reason: str, *,
+              notify: bool = True) -> LiveGame:
+    """End a game early (cancelled, abandoned, idle...)."""
+    tx = await k.begin(g)
+    was_lobby = g.status is GameStatus.LOBBY
+    tx.set(status=status, end_reason=reason, deadline_at=None)
+    if notify:
+        if was_lobby:
+            tx.thread(NoticeKind.LOBBY)
+        tx.thread(NoticeKind.ENDED, reason=reason)
+    else:
+        # The place to post is gone: drop what was still queued for this game.
+        tx.skip_pending = True
+    return await k.commit(tx)

@@ -1,0 +1,226 @@
+"""The lobby service: creating a game and everything done before it is dealt.
+
+Create (with computer seats, the thread opened by the outbox, or dealt at once), attach the
+thread, setup failure, join, leave, add and remove computers, the pet-a-cat race, cancel and
+start. Built on the kernel's public API and the flow (:func:`bot.core.flow.deal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core import flow
+from bot.core.game import LiveGame, Tx, renumbered
+from bot.core.kernel import Kernel
+from bot.core.models import (
+    ErrorCode,
+    FirstPlayer,
+    GameInfo,
+    GameStatus,
+    LobbyOptions,
+    ManagerError,
+    NoticeKind,
+    UserRef,
+)
+from bot.core.storage import SeatRow
+
+
+async def create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
+                      options: LobbyOptions | None = None, *,
+                      computers: Sequence[str] = (), open_thread: bool = False,
+                      start: bool = False, rematch_of: int | None = None) -> GameInfo:
+    """A new lobby with the host in seat 0 (and ``computers``, levels, after it), written in
+    one transaction with everything it starts with (see :meth:`Manager.create_game`)."""
+    options = options or LobbyOptions()
+    for level in computers:
+        k.check_level(level)
+    if 1 + len(computers) > options.players:
+        raise ManagerError(ErrorCode.GAME_FULL, "more seats than players")
+    async with k.user_lock(host.id):  # one new game at a time per person: limits hold
+        await k.check_limits(host.id, hosting=not start)
+        return await _create_game(k, host, guild_id, channel_id, options, computers,
+                                  open_thread, start, rematch_of)
+
+
+async def _create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
+                       options: LobbyOptions, computers: Sequence[str], open_thread: bool,
+                       start: bool, rematch_of: int | None) -> GameInfo:
+    now = k.now_ms()
+    seats = (SeatRow(0, host.id, host.name),
+             *(SeatRow(i + 1, None, f"Computer ({lv})", lv) for i, lv in enumerate(computers)))
+    g = LiveGame(id=0, status=GameStatus.LOBBY, guild_id=guild_id, channel_id=channel_id,
+                 thread_id=None, lobby_message_id=None, host_id=host.id, options=options,
+                 first_user_id=None, engine_options=None, state=None, config_json=None,
+                 version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
+                 updated_at=now, seats=seats, rematch_of=rematch_of)
+    tx = Tx(old=g, g=g, now=now, dm_closed=k.dm_closed)
+    tx.activity = True
+    tx.user_names.append((host.id, host.name, host.locale))
+    await k.user(host.id)
+    if open_thread:
+        tx.thread(NoticeKind.OPEN_THREAD)
+        if not start:
+            tx.thread(NoticeKind.LOBBY)
+    if start:
+        flow.deal(k, tx)
+    new = await k.commit_new(tx)
+    if start:
+        new = await flow.run_computers(k, new)
+    return new.info()
+
+
+async def attach_thread(k: Kernel, game_id: int, thread_id: int | None,
+                        lobby_message_id: int | None = None) -> GameInfo:
+    """Record the game's thread (and its lobby message). Repeating it is harmless."""
+    async def change(g: LiveGame) -> GameInfo:
+        lobby = lobby_message_id if lobby_message_id is not None else g.lobby_message_id
+        if g.thread_id == thread_id and g.lobby_message_id == lobby:
+            return g.info()
+        tx = await k.begin(g)
+        tx.set(thread_id=thread_id, lobby_message_id=lobby)
+        return (await k.commit(tx)).info()
+
+    return await k.mutate(game_id, change)
+
+
+async def setup_failed(k: Kernel, game_id: int, reason: str) -> GameInfo:
+    """The game's thread could not be opened: the game is cancelled, its host told by DM."""
+    async def change(g: LiveGame) -> GameInfo:
+        if not g.status.active:
+            return g.info()
+        tx = await k.begin(g)
+        tx.set(status=GameStatus.CANCELLED, end_reason="no_thread", deadline_at=None)
+        tx.skip_pending = True  # nothing queued for the thread can go anywhere
+        tx.dm_user(g.host_id, NoticeKind.SETUP_FAILED, reason=reason)
+        return (await k.commit(tx)).info()
+
+    return await k.mutate(game_id, change)
+
+
+async def join(k: Kernel, game_id: int, user: UserRef) -> GameInfo:
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        if g.person(user.id) is not None:
+            raise ManagerError(ErrorCode.ALREADY_JOINED, "you are already in this game")
+        if len(g.seats) >= g.options.players:
+            raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
+        await k.check_limits(user.id, hosting=False)
+        tx = await k.begin(g)
+        tx.set(seats=(*g.seats, SeatRow(len(g.seats), user.id, user.name)))
+        tx.user_names.append((user.id, user.name, user.locale))
+        return await _lobby_changed(k, tx)
+
+    return await k.mutate(game_id, change)
+
+
+async def _lobby_changed(k: Kernel, tx: Tx) -> GameInfo:
+    """Commit a change someone made in the lobby: it counts as activity, and the lobby
+    message is refreshed."""
+    tx.activity = True
+    tx.thread(NoticeKind.LOBBY)
+    return (await k.commit(tx)).info()
+
+
+async def leave_lobby(k: Kernel, game_id: int, user_id: int) -> GameInfo:
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        return (await leave(k, g, user_id)).info()
+
+    return await k.mutate(game_id, change)
+
+
+async def leave(k: Kernel, g: LiveGame, user_id: int) -> LiveGame:
+    """``user_id`` leaves the lobby ``g`` (under its lock): the host passes to the next
+    person; the last person leaving cancels it."""
+    seat = k.require_person(g, user_id)
+    rest = [s for s in g.seats if s.seat != seat.seat]
+    tx = await k.begin(g)
+    tx.activity = True
+    people = [s for s in rest if s.ai_level is None]
+    if not people:
+        tx.set(seats=renumbered(rest), status=GameStatus.CANCELLED, end_reason="cancelled")
+        tx.thread(NoticeKind.LOBBY)
+        tx.thread(NoticeKind.ENDED, reason="cancelled")
+        return await k.commit(tx)
+    host = g.host_id if g.host_id != user_id else people[0].user_id
+    assert host is not None
+    tx.set(seats=renumbered(rest), host_id=host,
+           first_user_id=None if g.first_user_id == user_id else g.first_user_id)
+    tx.thread(NoticeKind.LOBBY)
+    return await k.commit(tx)
+
+
+async def add_computer(k: Kernel, game_id: int, by_user_id: int,
+                       level: str | None = None) -> GameInfo:
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        k.require_host(g, by_user_id)
+        chosen = level or g.options.ai_level
+        k.check_level(chosen)
+        if len(g.seats) >= g.options.players:
+            raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
+        tx = await k.begin(g)
+        tx.set(seats=(*g.seats, SeatRow(len(g.seats), None, f"Computer ({chosen})", chosen)))
+        return await _lobby_changed(k, tx)
+
+    return await k.mutate(game_id, change)
+
+
+async def remove_computer(k: Kernel, game_id: int, by_user_id: int, seat: int) -> GameInfo:
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        k.require_host(g, by_user_id)
+        if not 0 <= seat < len(g.seats) or g.seats[seat].ai_level is None:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not a computer")
+        rest = [s for s in g.seats if s.seat != seat]
+        tx = await k.begin(g)
+        tx.set(seats=renumbered(rest))
+        return await _lobby_changed(k, tx)
+
+    return await k.mutate(game_id, change)
+
+
+async def claim_first(k: Kernel, game_id: int, user_id: int) -> GameInfo:
+    """The "who most recently pet a cat" race: the first seated person to click goes first.
+    A later click by someone else is refused with ``not_allowed``."""
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        if g.options.first is not FirstPlayer.PET:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, "the first player is drawn at random")
+        k.require_person(g, user_id)
+        if g.first_user_id == user_id:
+            return g.info()
+        if g.first_user_id is not None:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, "someone else pet the cat first")
+        tx = await k.begin(g)
+        tx.set(first_user_id=user_id)
+        return await _lobby_changed(k, tx)
+
+    return await k.mutate(game_id, change)
+
+
+async def cancel(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        k.require_host(g, by_user_id)
+        return (await flow.end(k, g, GameStatus.CANCELLED, "cancelled")).info()
+
+    return await k.mutate(game_id, change)
+
+
+async def start(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
+    """Deal the game with the seats filled so far (at least one person)."""
+    async def change(g: LiveGame) -> LiveGame:
+        k.require_lobby(g)
+        k.require_host(g, by_user_id)
+        if not g.people:
+            raise ManagerError(ErrorCode.NOT_ENOUGH_PLAYERS, "a person must play")
+        tx = await k.begin(g)
+        tx.thread(NoticeKind.LOBBY)
+        flow.deal(k, tx)
+        return await k.commit(tx)
+
+    await k.mutate(game_id, change)
+    async with k.lock(game_id):
+        g = await flow.run_computers(k, await k.load(game_id))
+    return g.info()
