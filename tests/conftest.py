@@ -1,7 +1,21 @@
-"""Settings and fixtures for the whole test suite.
+"""Settings, markers and fixtures for the whole test suite.
 
 Under CI (``CI`` set) hypothesis draws the same examples on every run, so a result depends on
 the code and not on the draw; locally it explores fresh examples each time.
+
+Markers, applied here at collection (see :func:`pytest_collection_modifyitems`), so no test file
+needs to remember them:
+
+- ``e2e``: everything under ``tests/e2e`` (the bot against the fake Discord); also ``slow``;
+- ``postgres``: a test that uses a PostgreSQL database (the ``pg_db`` or ``pg_admin`` fixture,
+  or the ``postgresql`` case of a test parametrised over both backends);
+- ``slow``: e2e, plus the tests listed in :data:`SLOW` (over about 3 s on this machine, or
+  starting subprocesses).
+
+``python -m pytest`` runs everything (CI does); ``python -m pytest -m "not slow and not
+postgres"`` is the fast selection for local work. Every test has a time limit (``timeout`` in
+``pyproject.toml``, pytest-timeout) so a hang fails fast; the long ones carry a larger
+``@pytest.mark.timeout``.
 
 ``pg_admin``: the PostgreSQL server the storage tests run against (``CALICO_TEST_PG``, or a
 throwaway one started for the session, see :mod:`tests.pgserver`). When it cannot start, every
@@ -12,6 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -23,6 +38,84 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 _PG_PROBLEM: list[str] = []
+ROOT = Path(__file__).resolve().parent.parent
+
+# Slow tests outside tests/e2e: file -> names, or None for every test of the file. A name is a
+# test function's, or a fixture's: then every test of the file using it is slow (a module
+# fixture that takes seconds to build). Measured with --durations on 2 shared cores: about 3 s
+# or more, or a test per subprocess. Kept short on purpose: the fast selection still covers
+# every layer (the review, for one, keeps its quicker tests).
+SLOW: dict[str, frozenset[str] | None] = {
+    "tests/bot/test_review.py": frozenset({
+        "test_the_review_reads_nothing_the_seat_could_not_see",  # 21-23 s
+        "test_hinted_games_are_left_out_of_the_average_accuracy",  # 17-22 s
+        "test_review_is_computed_once_then_stored",  # 7-11 s
+    }),
+    "tests/engine_ai/test_review.py": frozenset({
+        "copied", "randomly",  # fixtures: whole games played (and reviewed), 5-7 s each
+        "test_review_ignores_hidden_information",  # 8 s
+    }),
+    "tests/bot/test_processes.py": None,  # OS processes on PostgreSQL, 4-6 s each
+    "tests/bot/test_hosting_fixes.py": frozenset({"test_the_demo_previews_the_move_it_plays"}),
+    # One fresh interpreter per adapter module (31, about 36 s together); the import circles
+    # they would reveal are found statically, in a second, by tests/test_import_graph.py.
+    "tests/bot/test_layers.py": frozenset({"test_each_adapter_module_imports_first"}),
+}
+
+# Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for
+# each of its tests. A @pytest.mark.timeout(...) in the test file itself takes precedence.
+TIMEOUTS: dict[str, int] = {
+    "tests/e2e/test_three_processes.py": 1500,  # 40 games in 3 processes: 5-10 min
+    "tests/e2e/test_backup.py": 400,  # 68 s under load 8
+    "tests/e2e/test_flood.py": 400,  # 49 s under load 8
+}
+
+E2E_DIR = "tests/e2e/"
+
+
+def _relative(item: pytest.Item) -> str:
+    """The test's file relative to the repository root, as ``tests/…/test_x.py``."""
+    try:
+        return item.path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return ""
+
+
+def _uses_postgres(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "postgres" in callspec.id:
+        return True
+    names = getattr(item, "fixturenames", ())
+    if "pg_db" in names:
+        return True
+    if "pg_admin" in names:
+        # A fixture parametrised over both backends (``db_path``) asks for ``pg_admin`` in its
+        # SQLite case too: only its PostgreSQL case (caught above) uses the server.
+        return callspec is None or not any(
+            isinstance(v, str) and v in ("sqlite", "postgresql") for v in callspec.params.values())
+    return False
+
+
+def _is_slow(item: pytest.Item, relative: str) -> bool:
+    if relative not in SLOW:
+        return False
+    names = SLOW[relative]
+    return names is None or getattr(item, "originalname", item.name) in names or \
+        not names.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        relative = _relative(item)
+        if relative.startswith(E2E_DIR):
+            item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)
+        elif _is_slow(item, relative):
+            item.add_marker(pytest.mark.slow)
+        if _uses_postgres(item):
+            item.add_marker(pytest.mark.postgres)
+        if relative in TIMEOUTS:
+            item.add_marker(pytest.mark.timeout(TIMEOUTS[relative]))
 
 
 @pytest.fixture(scope="session")
