@@ -220,7 +220,6 @@ def test_edges_resolve_relative_package_and_type_checking_imports(tmp_path: Path
                                                              "pkg.sub.b"]
 
 
-@pytest.mark.xfail(strict=True, reason="circles being removed in issue 19")
 def test_no_import_circles() -> None:
     graph = import_graph()
     found = cycles(graph)
