@@ -45,7 +45,7 @@ from typing import Protocol
 from bot.core.clock import Clock, to_ms
 from bot.core.faults import crash_point
 from bot.core.models import Notice
-from bot.core.storage import Lane, NoticeStatus, Store
+from bot.core.storage import Lane, NoticeStatus, OutboxStore
 
 log = logging.getLogger("calico.outbox")
 
@@ -104,7 +104,7 @@ DmFailedHandler = Callable[[int, int], Awaitable[object]]
 class Dispatcher:
     def __init__(
         self,
-        store: Store,
+        store: OutboxStore,
         delivery: Delivery,
         clock: Clock,
         *,

@@ -1,4 +1,5 @@
-"""Persistence: one storage interface (:mod:`bot.core.storage.base`), two backends.
+"""Persistence: one storage contract in roles (:mod:`bot.core.storage.base`), one SQL
+(:mod:`bot.core.storage.sql`, run by :mod:`bot.core.storage.sqlstore`), two backends.
 
 - SQLite (:mod:`bot.core.storage.sqlite`): the embedded default, a file in the working
   directory, nothing to install, one bot process.
@@ -14,40 +15,56 @@ from pathlib import Path
 
 from bot.core.storage.base import (
     THREAD,
+    ChallengeStore,
     GameRow,
+    GameStore,
     GameWrite,
     Lane,
+    MaintenanceStore,
     MoveRow,
     NewGame,
     NoticeDraft,
     NoticeStatus,
     OutboxStats,
+    OutboxStore,
+    PlayerStore,
     ResultRow,
+    ReviewStore,
     SeatRow,
+    ServerStore,
     StaleWriteError,
     StorageError,
     Store,
     TimerRow,
+    TimerStore,
     TotalsRow,
     UserRow,
 )
 
 __all__ = [
     "THREAD",
+    "ChallengeStore",
     "GameRow",
+    "GameStore",
     "GameWrite",
     "Lane",
+    "MaintenanceStore",
     "MoveRow",
     "NewGame",
     "NoticeDraft",
     "NoticeStatus",
     "OutboxStats",
+    "OutboxStore",
+    "PlayerStore",
     "ResultRow",
+    "ReviewStore",
     "SeatRow",
+    "ServerStore",
     "StaleWriteError",
     "StorageError",
     "Store",
     "TimerRow",
+    "TimerStore",
     "TotalsRow",
     "UserRow",
     "is_postgres",

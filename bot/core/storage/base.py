@@ -1,18 +1,23 @@
-"""The storage interface the manager, the outbox and the timers see, and the rows it speaks in.
+"""The storage contract: one small protocol per role, and :class:`Store`, all of them at once.
 
-Two backends implement :class:`Store`: SQLite (``bot.core.storage.sqlite``: the embedded
-default, one process) and PostgreSQL (``bot.core.storage.postgres``: several processes on one
-database). Callers never learn which one they have, except through :attr:`Store.shared`
-(other processes may write too, so a cached game must be checked before a click is refused).
+Each caller is typed against the roles it uses (the outbox dispatcher sees :class:`OutboxStore`
+alone); :class:`Store` composes every role, and the backends implement it: SQLite
+(``bot.core.storage.sqlite``: the embedded default, one process) and PostgreSQL
+(``bot.core.storage.postgres``: several processes on one database), both running the SQL of
+:mod:`bot.core.storage.sql` through :mod:`bot.core.storage.sqlstore`. Callers never learn which
+backend they have, except through :attr:`GameStore.shared` (other processes may write too, so a
+cached game must be checked before a click is refused).
 
 What crosses processes is kept in the database, never in process memory:
 
 - a game's ``version`` is checked on every write (:class:`StaleWriteError` when it moved);
 - outbox *lanes* (one game and one recipient: its thread, or one person's DMs) are claimed
-  with a lease (:meth:`Store.claim_lanes`), so two dispatchers never serve one lane at once,
-  and a lane whose claimer died is reclaimed when the lease runs out;
-- due timers are claimed the same way (:meth:`Store.claim_timers`); a timer that keeps failing
-  is pushed back (:meth:`Store.timer_failed`) so that it never starves the others.
+  with a lease (:meth:`OutboxStore.claim_lanes`), so two dispatchers never serve one lane at
+  once, and a lane whose claimer died is reclaimed when the lease runs out;
+- due timers are claimed the same way (:meth:`TimerStore.claim_timers`); a timer that keeps
+  failing is pushed back (:meth:`TimerStore.timer_failed`) so that it never starves the others.
+
+The rows, errors and column lists live in :mod:`bot.core.storage.rows` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -21,343 +26,65 @@ import abc
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from bot.core.models import Notice
-
-ACTIVE_STATUSES = ("lobby", "draft", "play")
-
-# Columns a GameWrite may set: names are interpolated into SQL, so only these are accepted.
-GAME_COLUMNS = frozenset({
-    "status", "thread_id", "lobby_message_id", "host_id", "first_user_id", "engine_options",
-    "state", "ply", "deadline_at", "end_reason", "flags",
-})
-NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options", "rematch_of",
-                                   "challenge_week"}
-USER_COLUMNS = frozenset({"reminders", "dm_closed_at", "last_reminder_at", "describe"})
-THREAD = 0  # the recipient of a lane that posts in the game's thread (user ids are never 0)
-
-
-class StorageError(Exception):
-    """The database cannot be used (corrupt, foreign, in use, or from a newer bot)."""
-
-
-class StaleWriteError(StorageError):
-    """The optimistic version check failed: the game changed since it was read."""
-
-
-class DuplicateEntryError(StorageError):
-    """This person already has an attempt at this week's challenge (nothing was written)."""
-
-
-class NoticeStatus(StrEnum):
-    """Where a notice ended up. Only ``done`` means Discord accepted it."""
-
-    PENDING = "pending"
-    DONE = "done"  # delivered (``message_id`` says which message, when there is one)
-    SKIPPED = "skipped"  # no longer worth showing (superseded, or its game's channel is gone)
-    FAILED = "failed"  # refused for good (DMs closed, no access): a follow-up handled it
-    UNDELIVERABLE = "undeliverable"  # nowhere to go (the game has no thread): counted
-    EXPIRED = "expired"  # transient failures until it stopped meaning anything
-
-
-FINAL_STATUSES = frozenset(s for s in NoticeStatus if s is not NoticeStatus.PENDING)
-
-
-# --------------------------------------------------------------------------- rows
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRow:
-    seat: int
-    user_id: int | None
-    name: str
-    ai_level: str | None = None
-    left: bool = False
-    fallback_sent: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class GameRow:
-    id: int
-    status: str
-    guild_id: int
-    channel_id: int
-    thread_id: int | None
-    lobby_message_id: int | None
-    host_id: int
-    options: str
-    first_user_id: int | None
-    engine_options: str | None
-    state: str | None
-    version: int
-    ply: int
-    deadline_at: int | None
-    end_reason: str | None
-    created_at: int
-    updated_at: int
-    seats: tuple[SeatRow, ...]
-    flags: int = 0
-    rematch_of: int | None = None
-    challenge_week: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MoveRow:
-    game_id: int
-    ply: int
-    seat: int
-    move: str
-    played_by: str
-    events: str
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class TimerRow:
-    game_id: int
-    kind: str  # "turn" | "idle"
-    seat: int  # -1 for whole-game timers
-    due_at: int
-    deadline_at: int | None = None
-    reminders: int = 0
-    failures: int = 0  # consecutive failed firings (reset by any write of the timer)
-
-    @property
-    def key(self) -> tuple[int, str, int]:
-        return (self.game_id, self.kind, self.seat)
-
-
-@dataclass(frozen=True, slots=True)
-class NoticeDraft:
-    kind: str
-    user_id: int | None
-    ply: int
-    payload: str
-    key: str | None = None  # None: the store names it "<game>.<version>.<index>"
-    channel_id: int | None = None  # a notice without a game: the channel it goes to
-
-    @property
-    def recipient(self) -> int:
-        """The lane: a person's DMs, a channel (no game), or the game's thread (0)."""
-        return self.user_id or self.channel_id or THREAD
-
-
-@dataclass(frozen=True, slots=True)
-class ResultRow:
-    game_id: int
-    seat: int
-    user_id: int | None
-    guild_id: int
-    total: int
-    place: int
-    win: bool
-    counted: bool
-    breakdown: str
-    finished_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class UserRow:
-    user_id: int
-    name: str
-    locale: str | None
-    reminders: bool
-    dm_closed_at: int | None
-    last_reminder_at: int | None
-    describe: bool = False  # "describe pictures in text"
-
-
-@dataclass(frozen=True, slots=True)
-class TotalsRow:
-    """A person's finished games in one server (``guild_id`` 0: every server)."""
-
-    guild_id: int
-    user_id: int
-    name: str
-    games: int
-    wins: int
-    score_sum: int
-    best: int
-
-    @property
-    def average(self) -> float:
-        return self.score_sum / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class AchievementRow:
-    user_id: int
-    achievement: str
-    game_id: int
-    guild_id: int
-    earned_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class RatingRow:
-    """One player's skill rating in one scope (a server id, 0: every server). ``player`` is
-    ``u:<user id>`` or ``ai:<level>``; ``ordinal`` the conservative figure ranks use."""
-
-    scope: int
-    player: str
-    mu: float
-    sigma: float
-    ordinal: float
-    games: int
-    updated_at: int
-
-
-RatingKey = tuple[int, str]  # (scope, player)
-
-
-@dataclass(slots=True)
-class RatingUpdate:
-    """Ratings to change with a result, in the same transaction: the store reads ``keys``
-    (locked against other processes), calls ``rate`` with what it found (None: unrated yet)
-    and writes back what it returns."""
-
-    keys: list[RatingKey]
-    rate: Callable[[dict[RatingKey, RatingRow | None]], list[RatingRow]]
-
-
-@dataclass(frozen=True, slots=True)
-class ChallengeRow:
-    week: str
-    seed: int
-    options: str
-    starts_at: int
-    ends_at: int
-    closed_at: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EntryRow:
-    week: str
-    user_id: int
-    game_id: int
-    guild_id: int
-    score: int | None = None
-    finished_at: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewRow:
-    game_id: int
-    seat: int
-    user_id: int | None
-    accuracy: float
-    data: str
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class Lane:
-    """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id)."""
-
-    game_id: int
-    recipient: int
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxStats:
-    pending: int
-    oldest_pending_at: int | None  # created_at of the oldest pending notice (ms)
-    by_status: dict[str, int]
-    lanes_due: int  # lanes with work due now
-
-
-@dataclass(slots=True)
-class GameWrite:
-    """One committed change of one game, applied as a single transaction: the game row with
-    ``version = version + 1 WHERE version = old`` (the optimistic check), the seats, the move log
-    entry, the outbox notices (and their lanes), the timers, results, totals and user rows."""
-
-    game_id: int
-    expect_version: int
-    now: int
-    columns: dict[str, Any] = field(default_factory=dict)
-    seats: tuple[SeatRow, ...] | None = None  # replace all seats
-    move: MoveRow | None = None
-    notices: list[NoticeDraft] = field(default_factory=list)
-    clear_timers: bool = False  # every timer of the game
-    clear_turn_timers: bool = False
-    delete_timers: list[tuple[str, int]] = field(default_factory=list)
-    upsert_timers: list[TimerRow] = field(default_factory=list)
-    results: list[ResultRow] = field(default_factory=list)
-    user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
-    user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    skip_pending: bool = False  # drop the game's undelivered notices (its channel is gone)
-    achievements: list[AchievementRow] = field(default_factory=list)  # kept if new
-    ratings: RatingUpdate | None = None
-    challenge_score: tuple[str, int, int] | None = None  # (week, user, score) at the end
-
-
-@dataclass(slots=True)
-class NewGame:
-    """A game written in one transaction with everything it starts with. The store assigns
-    the id: notices without a key and timers with ``game_id`` 0 are completed with it."""
-
-    columns: dict[str, Any]  # guild_id, channel_id, host_id, options, status... (NEW_GAME_COLUMNS)
-    seats: tuple[SeatRow, ...]
-    now: int
-    user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
-    notices: list[NoticeDraft] = field(default_factory=list)
-    timers: list[TimerRow] = field(default_factory=list)
-    # The person's attempt at this week's challenge (DuplicateEntryError if they have one).
-    challenge_entry: EntryRow | None = None
-
-
-# --------------------------------------------------------------------------- the interface
-
+from bot.core.storage.rows import (
+    ACTIVE_STATUSES,
+    FINAL_STATUSES,
+    GAME_COLUMNS,
+    NEW_GAME_COLUMNS,
+    TABLES,
+    THREAD,
+    USER_COLUMNS,
+    AchievementRow,
+    ChallengeRow,
+    DuplicateEntryError,
+    EntryRow,
+    GameRow,
+    GameWrite,
+    Lane,
+    MoveRow,
+    NewGame,
+    NoticeDraft,
+    NoticeStatus,
+    OutboxStats,
+    RatingKey,
+    RatingRow,
+    RatingUpdate,
+    ResultRow,
+    ReviewRow,
+    SeatRow,
+    StaleWriteError,
+    StorageError,
+    TimerRow,
+    TotalsRow,
+    UserRow,
+)
+
+__all__ = [
+    "ACTIVE_STATUSES", "FINAL_STATUSES", "GAME_COLUMNS", "NEW_GAME_COLUMNS", "TABLES", "THREAD",
+    "USER_COLUMNS", "AchievementRow", "ChallengeRow", "ChallengeStore", "DuplicateEntryError",
+    "EntryRow", "GameChanged", "GameRow", "GameStore", "GameWrite", "Lane", "MaintenanceStore",
+    "MoveRow", "NewGame", "NoticeDraft", "NoticeStatus", "OutboxStats", "OutboxStore",
+    "PlayerStore", "RatingKey", "RatingRow", "RatingUpdate", "ResultRow", "ReviewRow",
+    "ReviewStore", "SeatRow", "ServerStore", "StaleWriteError", "StorageError", "Store",
+    "TimerRow", "TimerStore", "TotalsRow", "UserRow",
+]
 
 GameChanged = Callable[[int, int], None]  # (game id, version) written by another process
 
 
-class Store(abc.ABC):
-    """Async access to the database. Each method is one transaction (or one read)."""
+class GameStore(Protocol):
+    """Games and their moves and results: create, load, the version-checked commit, queries."""
 
-    backend: ClassVar[str]
     #: Other processes may write the same database: caches must be checked before refusing.
-    shared: bool = False
+    shared: bool
 
-    def __init__(self) -> None:
-        # Set when notices were queued (by this process, or another one through the database),
-        # so the dispatcher wakes at once instead of waiting for its next poll.
-        self.notices_added = asyncio.Event()
-        self._game_listeners: list[GameChanged] = []
-        self._user_listeners: list[Callable[[int], None]] = []
-
-    # -- change notifications (other processes' writes)
+    @abc.abstractmethod
     def on_game_changed(self, callback: GameChanged) -> None:
-        self._game_listeners.append(callback)
+        """Call ``callback`` when another process commits a game."""
 
-    def on_user_changed(self, callback: Callable[[int], None]) -> None:
-        self._user_listeners.append(callback)
-
-    def _game_changed(self, game_id: int, version: int) -> None:
-        for cb in self._game_listeners:
-            cb(game_id, version)
-
-    def _user_changed(self, user_id: int) -> None:
-        for cb in self._user_listeners:
-            cb(user_id)
-
-    @property
-    @abc.abstractmethod
-    def location(self) -> str:
-        """Where the data lives, for logs (a path, or a URL without its password)."""
-
-    @property
-    @abc.abstractmethod
-    def schema_version(self) -> int: ...
-
-    @abc.abstractmethod
-    async def close(self) -> None: ...
-
-    # -- games
     @abc.abstractmethod
     async def create_game(self, new: NewGame) -> int: ...
 
@@ -403,7 +130,14 @@ class Store(abc.ABC):
     async def count_games(self, user_id: int, statuses: Sequence[str]) -> int:
         """How many games in ``statuses`` this person hosts or plays."""
 
-    # -- outbox
+
+class OutboxStore(Protocol):
+    """The notices waiting to be posted: lanes claimed with a lease, and what became of each."""
+
+    #: Set when notices were queued (by this process, or another one through the database),
+    #: so the dispatcher wakes at once instead of waiting for its next poll.
+    notices_added: asyncio.Event
+
     @abc.abstractmethod
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
         """Up to ``limit`` lanes with work due, longest-waiting first, leased to ``owner`` until
@@ -442,7 +176,10 @@ class Store(abc.ABC):
     async def prune_outbox(self, before: int) -> int:
         """Delete notices that ended before ``before`` (and idle lanes of ended games)."""
 
-    # -- timers
+
+class TimerStore(Protocol):
+    """Due timers (turn clocks, idle games), claimed with a lease like outbox lanes."""
+
     @abc.abstractmethod
     async def claim_timers(self, owner: str, now: int, lease_ms: int,
                            limit: int) -> list[TimerRow]:
@@ -460,7 +197,14 @@ class Store(abc.ABC):
     async def release_timer(self, timer: TimerRow, owner: str) -> None:
         """Give back a claimed timer that was not rewritten (due again at once)."""
 
-    # -- users, stats
+
+class PlayerStore(Protocol):
+    """People: their settings, totals and leaderboards, achievements and ratings."""
+
+    @abc.abstractmethod
+    def on_user_changed(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback`` when another process changes a user row."""
+
     @abc.abstractmethod
     async def get_user(self, user_id: int) -> UserRow | None: ...
 
@@ -500,7 +244,10 @@ class Store(abc.ABC):
         games, and the place of ``player`` among them in :meth:`rating_board` order (None
         when they are not among them)."""
 
-    # -- the weekly challenge
+
+class ChallengeStore(Protocol):
+    """The weekly challenge: one deal a week, one attempt a person, its boards."""
+
     @abc.abstractmethod
     async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
         """The week's challenge: ``row`` if none existed, else the stored one (so processes
@@ -535,7 +282,10 @@ class Store(abc.ABC):
         """Close the week once (False if it was closed already, by anyone) and queue its
         summaries in the same transaction."""
 
-    # -- reviews
+
+class ReviewStore(Protocol):
+    """Computed reviews of finished games, kept once per seat."""
+
     @abc.abstractmethod
     async def review(self, game_id: int, seat: int) -> ReviewRow | None: ...
 
@@ -549,27 +299,46 @@ class Store(abc.ABC):
         """(reviewed games, mean accuracy) of a person, leaving out the games whose flags
         have any of ``without_flags``."""
 
-    # -- servers
+
+class ServerStore(Protocol):
+    """Server settings, small shared state (command sync fingerprints, cluster settings) and
+    the deployment-wide exclusive locks."""
+
     @abc.abstractmethod
     async def guild_settings(self, guild_id: int) -> str | None: ...
 
     @abc.abstractmethod
     async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None: ...
 
-    # -- small shared state (command sync fingerprints, cluster settings)
     @abc.abstractmethod
     async def get_state(self, key: str) -> str | None: ...
 
     @abc.abstractmethod
     async def set_state(self, key: str, value: str, now: int) -> None: ...
 
-    @contextlib.asynccontextmanager
-    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+    @abc.abstractmethod
+    def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
         """Run a block in one process at a time across the deployment (yields True when this
         process holds it). One process on SQLite: always held."""
-        yield True
 
-    # -- maintenance
+
+class MaintenanceStore(Protocol):
+    """Health, clean-up hooks and bulk copying between backends (``calico-bot migrate-db``)."""
+
+    backend: ClassVar[str]
+
+    @property
+    @abc.abstractmethod
+    def location(self) -> str:
+        """Where the data lives, for logs (a path, or a URL without its password)."""
+
+    @property
+    @abc.abstractmethod
+    def schema_version(self) -> int: ...
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...
+
     @abc.abstractmethod
     async def ping(self) -> None:
         """Raise if the database does not answer."""
@@ -578,10 +347,10 @@ class Store(abc.ABC):
     async def integrity_check(self) -> list[str]:
         """Problems found by the database's full check (empty: healthy)."""
 
-    async def after_prune(self) -> None:  # noqa: B027 - optional hook, nothing by default
+    @abc.abstractmethod
+    async def after_prune(self) -> None:
         """Give freed space back (SQLite's incremental vacuum); nothing elsewhere."""
 
-    # -- copying between backends (calico-bot migrate-db)
     @abc.abstractmethod
     async def table_columns(self, table: str) -> list[str]: ...
 
@@ -598,11 +367,48 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def count_rows(self, table: str) -> int: ...
 
-    async def after_import(self) -> None:  # noqa: B027 - optional hook, nothing by default
+    @abc.abstractmethod
+    async def after_import(self) -> None:
         """Fix what a bulk copy leaves behind (sequences)."""
 
 
-# The tables a copy moves, parents first (foreign keys hold at every step).
-TABLES = ("games", "seats", "moves", "outbox", "lanes", "timers", "users", "results",
-          "player_totals", "app_state", "achievements", "ratings", "challenges",
-          "challenge_entries", "reviews", "guild_settings")
+class Store(GameStore, OutboxStore, TimerStore, PlayerStore, ChallengeStore, ReviewStore,
+            ServerStore, MaintenanceStore, abc.ABC):
+    """Every role at once: what a backend implements. Each method is one transaction (or one
+    read)."""
+
+    backend: ClassVar[str]
+    shared: bool = False
+
+    def __init__(self) -> None:
+        self.notices_added = asyncio.Event()
+        self._game_listeners: list[GameChanged] = []
+        self._user_listeners: list[Callable[[int], None]] = []
+
+    # -- change notifications (other processes' writes)
+    def on_game_changed(self, callback: GameChanged) -> None:
+        self._game_listeners.append(callback)
+
+    def on_user_changed(self, callback: Callable[[int], None]) -> None:
+        self._user_listeners.append(callback)
+
+    def _game_changed(self, game_id: int, version: int) -> None:
+        for cb in self._game_listeners:
+            cb(game_id, version)
+
+    def _user_changed(self, user_id: int) -> None:
+        for cb in self._user_listeners:
+            cb(user_id)
+
+    # -- defaults for what one process on one file does not need
+    @contextlib.asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """Run a block in one process at a time across the deployment (yields True when this
+        process holds it). One process on SQLite: always held."""
+        yield True
+
+    async def after_prune(self) -> None:
+        """Give freed space back (SQLite's incremental vacuum); nothing elsewhere."""
+
+    async def after_import(self) -> None:
+        """Fix what a bulk copy leaves behind (sequences)."""
