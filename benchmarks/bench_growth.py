@@ -884,13 +884,12 @@ async def leaderboard(location: Location, results: int, per_player: int,
 
 
 async def _plan(m: Manager) -> str:
-    from bot.core.storage.sqlite.store import LEADERBOARD_SQL
+    from bot.core.storage import dialect
+    from bot.core.storage.sql import LEADERBOARD as LEADERBOARD_SQL
 
     store: Any = m.store
     if hasattr(store, "pool"):
-        from bot.core.storage.postgres.store import pg
-
-        rows = await store.pool.fetch("EXPLAIN " + pg(LEADERBOARD_SQL), 42, 1, 10)
+        rows = await store.pool.fetch("EXPLAIN " + dialect.postgres(LEADERBOARD_SQL), 42, 1, 10)
         return " / ".join(r[0].strip() for r in rows[:4])
     rows = await raw_fetch(m, "EXPLAIN QUERY PLAN " + LEADERBOARD_SQL, 42, 1, 10)
     return " / ".join(str(r[-1]) for r in rows)

@@ -1,0 +1,277 @@
+"""Every role of :class:`~bot.core.storage.base.Store` over the shared SQL, for both backends.
+
+A backend subclasses :class:`SqlStore` and only connects and runs: :meth:`SqlStore.run` takes a
+plan (:mod:`bot.core.storage.plans`, or one statement) and executes it, in one transaction when
+``atomic``. SQLite runs the whole plan on its writer thread in one hop; PostgreSQL on one pooled
+connection. What a backend adds on top is its own: opening, health, bulk copying, locks across
+processes.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from bot.core.models import Notice
+from bot.core.storage import plans, sql
+from bot.core.storage.base import Store
+from bot.core.storage.rows import (
+    AchievementRow,
+    ChallengeRow,
+    EntryRow,
+    GameRow,
+    GameWrite,
+    Lane,
+    MoveRow,
+    NewGame,
+    NoticeDraft,
+    NoticeStatus,
+    OutboxStats,
+    RatingRow,
+    ResultRow,
+    ReviewRow,
+    TimerRow,
+    TotalsRow,
+    UserRow,
+)
+from bot.core.storage.steps import Plan, Rollback
+
+T = TypeVar("T")
+
+
+class SqlStore(Store):
+    """The shared implementation: each method builds a plan and runs it (see the module)."""
+
+    @abc.abstractmethod
+    async def run(self, plan: Plan[T], *, atomic: bool = False) -> T:
+        """Run ``plan`` (in one transaction when ``atomic``; a plan that raises
+        :class:`~bot.core.storage.steps.Rollback` has its writes undone)."""
+
+    async def _atomic(self, plan: Plan[T]) -> T:
+        try:
+            return await self.run(plan, atomic=True)
+        except Rollback as back:
+            return back.value  # type: ignore[no-any-return]
+
+    async def _rows(self, statement: str, *args: Any) -> list[Any]:
+        return await self.run(plans.rows(statement, *args))
+
+    async def _row(self, statement: str, *args: Any) -> Any:
+        found = await self._rows(statement, *args)
+        return found[0] if found else None
+
+    # -- games
+    async def create_game(self, new: NewGame) -> int:
+        game_id, queued = await self._atomic(plans.create_game(new))
+        if queued:
+            self.notices_added.set()
+        return game_id
+
+    async def load_game(self, game_id: int) -> GameRow | None:
+        return await self.run(plans.load_game(game_id))
+
+    async def game_version(self, game_id: int) -> int | None:
+        r = await self._row(sql.GAME_VERSION, game_id)
+        return None if r is None else int(r[0])
+
+    async def commit(self, write: GameWrite) -> int:
+        queued = await self._atomic(plans.commit(write))
+        if queued:
+            self.notices_added.set()
+        return queued
+
+    async def moves(self, game_id: int, before_ply: int | None = None) -> list[MoveRow]:
+        if before_ply is None:
+            rows = await self._rows(sql.MOVES, game_id)
+        else:
+            rows = await self._rows(sql.MOVES_BEFORE, game_id, before_ply)
+        return [MoveRow(*r) for r in rows]
+
+    async def results(self, game_id: int) -> list[ResultRow]:
+        return [sql.result_row(r) for r in await self._rows(sql.RESULTS, game_id)]
+
+    async def game_ids(self, *, user_id: int | None = None, thread_id: int | None = None,
+                       channel_id: int | None = None, guild_id: int | None = None,
+                       active_only: bool = False, limit: int | None = None) -> list[int]:
+        statement, args = sql.game_ids(user_id, thread_id, channel_id, guild_id, active_only,
+                                       limit)
+        return [int(r[0]) for r in await self._rows(statement, *args)]
+
+    async def rematches(self, game_id: int) -> list[int]:
+        return [int(r[0]) for r in await self._rows(sql.REMATCHES, game_id, game_id)]
+
+    async def waiting_games(self, user_id: int) -> list[int]:
+        return [int(r[0]) for r in await self._rows(sql.WAITING, user_id)]
+
+    async def active_games(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in await self._rows(sql.ACTIVE_GAMES)}
+
+    async def count_games(self, user_id: int, statuses: Sequence[str]) -> int:
+        r = await self._row(sql.count_games(len(statuses)), user_id, *statuses)
+        return int(r[0] or 0) if r is not None else 0
+
+    # -- outbox
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
+        # One statement: atomic by itself (no BEGIN/COMMIT round trips on PostgreSQL).
+        return await self.run(plans.claim_lanes(owner, now, now + lease_ms, limit))
+
+    async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
+        rows = await self._rows(sql.LANE_NOTICES, lane.game_id, lane.recipient, limit)
+        return [sql.notice_row(r) for r in rows]
+
+    async def finish_notice(self, notice_id: int, status: NoticeStatus, now: int, *,
+                            message_id: int | None = None, error: str | None = None) -> bool:
+        changed = await self.run(plans.change(
+            sql.FINISH_NOTICE, status.value, now, message_id,
+            None if error is None else error[:500], notice_id))
+        return changed == 1
+
+    async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
+        await self.run(plans.change(sql.RETRY_NOTICE, due, error[:500], notice_id))
+
+    async def release_lane(self, lane: Lane, owner: str, due: int) -> None:
+        await self._atomic(plans.release_lane(lane, owner, due))
+
+    async def notices(self, game_id: int | None = None) -> list[Notice]:
+        if game_id is None:
+            rows = await self._rows(sql.ALL_NOTICES)
+        else:
+            rows = await self._rows(sql.GAME_NOTICES, game_id)
+        return [sql.notice_row(r) for r in rows]
+
+    async def skip_pending_dms(self, user_id: int, now: int) -> list[int]:
+        rows = await self._rows(sql.SKIP_DMS, now, user_id)
+        return sorted({int(r[0]) for r in rows})
+
+    async def outbox_stats(self, now: int) -> OutboxStats:
+        return await self.run(plans.outbox_stats(now))
+
+    async def prune_outbox(self, before: int) -> int:
+        return await self._atomic(plans.prune_outbox(before))
+
+    # -- timers
+    async def claim_timers(self, owner: str, now: int, lease_ms: int,
+                           limit: int) -> list[TimerRow]:
+        return await self.run(plans.claim_timers(owner, now, now + lease_ms, limit))
+
+    async def timers(self, game_id: int) -> list[TimerRow]:
+        return [sql.timer_row(r) for r in await self._rows(sql.GAME_TIMERS, game_id)]
+
+    async def timer_failed(self, timer: TimerRow, owner: str, due: int, error: str) -> int:
+        r = await self._row(sql.TIMER_FAILED, due, error[:500], timer.game_id, timer.kind,
+                            timer.seat, owner)
+        return 0 if r is None else int(r[0])
+
+    async def release_timer(self, timer: TimerRow, owner: str) -> None:
+        await self.run(plans.change(sql.RELEASE_TIMER, timer.game_id, timer.kind, timer.seat,
+                                    owner))
+
+    # -- users and stats
+    async def get_user(self, user_id: int) -> UserRow | None:
+        r = await self._row(sql.GET_USER, user_id)
+        return None if r is None else sql.user_row(r)
+
+    async def set_user(self, user_id: int, **cols: Any) -> UserRow:
+        return await self._atomic(plans.set_user(user_id, cols))
+
+    async def totals(self, user_id: int, guild_id: int) -> TotalsRow | None:
+        r = await self._row(sql.TOTALS, guild_id, user_id)
+        return None if r is None else TotalsRow(*r)
+
+    async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
+                          ) -> list[TotalsRow]:
+        return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, guild_id, min_games,
+                                                         limit)]
+
+    async def achievements(self, user_id: int) -> list[AchievementRow]:
+        return [AchievementRow(*r) for r in await self._rows(sql.ACHIEVEMENTS, user_id)]
+
+    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
+                               now: int) -> bool:
+        return await self._atomic(plans.swap_achievement(user_id, game_id, old, new, now))
+
+    async def rating(self, scope: int, player: str) -> RatingRow | None:
+        r = await self._row(sql.RATING, scope, player)
+        return None if r is None else sql.rating_row(r)
+
+    async def rating_board(self, scope: int, limit: int, min_games: int
+                           ) -> list[tuple[RatingRow, str]]:
+        rows = await self._rows(sql.RATING_BOARD, scope, min_games, limit)
+        return [(sql.rating_row(r), str(r[7])) for r in rows]
+
+    async def rating_rank(self, scope: int, player: str, min_games: int
+                          ) -> tuple[int | None, int]:
+        return sql.rating_rank_of(await self._row(sql.RATING_RANK, min_games, player, scope,
+                                                  min_games))
+
+    # -- weekly challenge
+    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
+        return await self._atomic(plans.ensure_challenge(row))
+
+    async def challenge(self, week: str) -> ChallengeRow | None:
+        r = await self._row(sql.CHALLENGE, week)
+        return None if r is None else sql.challenge_row(r)
+
+    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None:
+        r = await self._row(sql.ENTRY, week, user_id)
+        return None if r is None else sql.entry_row(r)
+
+    async def challenge_board(self, week: str, guild_id: int | None, limit: int
+                              ) -> list[tuple[EntryRow, str]]:
+        statement, args = sql.challenge_board(week, guild_id, limit)
+        return [(sql.entry_row(r), str(r[6])) for r in await self._rows(statement, *args)]
+
+    async def challenge_rank(self, week: str, guild_id: int | None, score: int
+                             ) -> tuple[int, int]:
+        statement, args = sql.challenge_rank(week, guild_id, score)
+        better, total = await self._row(statement, *args)
+        return int(better) + 1, int(total)
+
+    async def challenge_guilds(self, week: str) -> dict[int, int]:
+        return {int(g): int(n) for g, n in await self._rows(sql.CHALLENGE_GUILDS, week)}
+
+    async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
+        return [sql.challenge_row(r) for r in await self._rows(sql.CHALLENGES_TO_CLOSE, now)]
+
+    async def close_challenge(self, week: str, now: int,
+                              notices: Sequence[NoticeDraft]) -> bool:
+        closed = await self._atomic(plans.close_challenge(week, now, notices))
+        if closed and notices:
+            self.notices_added.set()
+        return closed
+
+    # -- reviews
+    async def review(self, game_id: int, seat: int) -> ReviewRow | None:
+        r = await self._row(sql.REVIEW, game_id, seat)
+        return None if r is None else sql.review_row(r)
+
+    async def save_review(self, row: ReviewRow) -> ReviewRow:
+        return await self._atomic(plans.save_review(row))
+
+    async def review_accuracy(self, user_id: int,
+                              without_flags: int = 0) -> tuple[int, float | None]:
+        count, average = await self._row(sql.REVIEW_ACCURACY, user_id, without_flags)
+        return int(count), None if average is None else float(average)
+
+    # -- servers and shared state
+    async def guild_settings(self, guild_id: int) -> str | None:
+        r = await self._row(sql.GUILD_SETTINGS, guild_id)
+        return None if r is None else str(r[0])
+
+    async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None:
+        await self.run(plans.change(sql.SET_GUILD_SETTINGS, guild_id, data, now))
+
+    async def get_state(self, key: str) -> str | None:
+        r = await self._row(sql.GET_STATE, key)
+        return None if r is None else str(r[0])
+
+    async def set_state(self, key: str, value: str, now: int) -> None:
+        await self.run(plans.change(sql.SET_STATE, key, value, now))
+
+    # -- maintenance
+    async def ping(self) -> None:
+        await self._rows(sql.PING)
+
+    async def count_rows(self, table: str) -> int:
+        return int((await self._row(sql.count_rows(table)))[0])

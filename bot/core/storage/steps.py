@@ -1,0 +1,172 @@
+"""A transaction written once, run by either backend: a *plan* is a generator that yields
+steps (a statement and its arguments) and receives each one's result.
+
+The plans (:mod:`bot.core.storage.plans`) say what to run and what to check; a backend says how:
+SQLite drives a plan synchronously on its writer thread (:func:`drive`, the whole transaction in
+one hop), PostgreSQL awaits each step on one pooled connection (:func:`drive_async`). Neither
+knows what the plan does, and no statement sequence is written twice.
+
+A result of :class:`Execute` is the number of rows changed, of :class:`Fetch` the rows, of
+:class:`Insert` the rows inserted; :class:`Notify` and :class:`Lock` exist on PostgreSQL only
+(SQLite has one process and serializes its writers). A unique constraint refusing a row comes
+back into the plan as :class:`ConflictError`; :class:`Rollback` ends a plan early, undoing its
+writes, with a value for the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from bot.core.storage.rows import StorageError
+
+T = TypeVar("T")
+
+
+class Row(Protocol):
+    """A result row of either driver (a tuple, an asyncpg Record): indexable by position."""
+
+    def __getitem__(self, index: int, /) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """An INSERT of many rows, for the dialect to spell: ``VALUES`` run once per row (SQLite),
+    or one statement over ``unnest`` of per-column arrays of ``types`` (PostgreSQL)."""
+
+    head: str  # "INSERT INTO t (a, b)"
+    types: tuple[str, ...]  # PostgreSQL column types, for the array casts
+    tail: str = ""  # "ON CONFLICT ... DO ..."
+
+
+@dataclass(frozen=True, slots=True)
+class Execute:
+    sql: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Fetch:
+    sql: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteMany:
+    sql: str
+    rows: Sequence[tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    batch: Batch
+    rows: Sequence[tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Tell other processes (PostgreSQL's NOTIFY, sent at commit)."""
+
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    """A lock on a key held to the end of the transaction (a row that does not exist yet
+    cannot be locked itself)."""
+
+    key: str
+
+
+Step = Execute | Fetch | ExecuteMany | Insert | Notify | Lock
+Plan = Generator[Step, Any, T]
+
+
+class ConflictError(StorageError):
+    """A unique constraint refused a row (the driver's own error, translated)."""
+
+
+class Rollback(Exception):  # noqa: N818 - a signal, not an error
+    """Undo the plan's writes and hand ``value`` to the caller instead of its result."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(value)
+        self.value = value
+
+
+# -- the steps as typed sub-plans: ``n = yield from execute(SQL, a, b)``
+
+def execute(sql: str, *args: Any) -> Plan[int]:
+    changed: int = yield Execute(sql, args)
+    return changed
+
+
+def fetch(sql: str, *args: Any) -> Plan[list[Row]]:
+    rows: list[Row] = yield Fetch(sql, args)
+    return rows
+
+
+def fetch_one(sql: str, *args: Any) -> Plan[Row | None]:
+    rows: list[Row] = yield Fetch(sql, args)
+    return rows[0] if rows else None
+
+
+def execute_many(sql: str, rows: Sequence[tuple[Any, ...]]) -> Plan[None]:
+    if rows:
+        yield ExecuteMany(sql, rows)
+
+
+def insert(batch: Batch, rows: Sequence[tuple[Any, ...]]) -> Plan[int]:
+    if not rows:
+        return 0
+    inserted: int = yield Insert(batch, rows)
+    return inserted
+
+
+def notify(payload: str) -> Plan[None]:
+    yield Notify(payload)
+
+
+def lock(key: str) -> Plan[None]:
+    yield Lock(key)
+
+
+# -- drivers
+
+def drive(plan: Plan[T], run: Callable[[Step], Any]) -> T:
+    """Run ``plan`` to its end, each step by ``run`` (synchronously)."""
+    result: Any = None
+    error: ConflictError | None = None
+    try:
+        while True:
+            try:
+                step = plan.throw(error) if error is not None else plan.send(result)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            error = None
+            try:
+                result = run(step)
+            except ConflictError as e:
+                error = e
+    finally:
+        plan.close()
+
+
+async def drive_async(plan: Plan[T], run: Callable[[Step], Awaitable[Any]]) -> T:
+    """:func:`drive` with a driver that awaits each step."""
+    result: Any = None
+    error: ConflictError | None = None
+    try:
+        while True:
+            try:
+                step = plan.throw(error) if error is not None else plan.send(result)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            error = None
+            try:
+                result = await run(step)
+            except ConflictError as e:
+                error = e
+    finally:
+        plan.close()
