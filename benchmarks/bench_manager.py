@@ -86,7 +86,7 @@ class Job:
     concurrency: int
     seed: int
     existing: bool = False  # the games are in the database already (a cloned template)
-    store: str = "as is"  # "fast": the prototype in benchmarks/pg_fast_store.py
+    store: str = "as is"  # "no listen": the bot's PostgreSQL store without its LISTEN
 
 
 async def play_game(m: Any, game: Any, rng: random.Random, gate: asyncio.Semaphore,
@@ -114,12 +114,7 @@ async def child_main(job: Job, conn: Connection) -> None:
     base = job.seed * 1_000_003 + job.index * 100_000_000
     seeds = iter(range(base, base + len(mine) + 1))
     config = ManagerConfig(cache_size=len(mine) + 16)
-    if job.store == "fast":
-        from benchmarks.pg_fast_store import FastPostgresStore
-
-        m = Manager(await FastPostgresStore.open(job.location), config=config,
-                    seed_source=lambda: next(seeds))
-    elif job.store == "no listen":
+    if job.store == "no listen":
         from bot.core.storage.postgres.store import PostgresStore
 
         # No LISTEN connection: what the change notifications cost (an experiment only:
@@ -458,8 +453,6 @@ def matrix(args: argparse.Namespace) -> None:
                 plan += [("PostgreSQL", n, False, "as is") for n in (1, 2, 4)]
                 if games == sizes[-1][0] and args.async_commit:
                     plan.append(("PostgreSQL sync_commit=off", 2, True, "as is"))
-                if games == sizes[-1][0] and not args.no_prototype:
-                    plan.append(("PostgreSQL prototype store", 2, False, "fast"))
                 template = asyncio.run(server.new_database("calico_tpl"))
                 t0 = time.perf_counter()
                 base = min(games, 1000)
@@ -526,11 +519,8 @@ def main() -> None:
                         help="PostgreSQL with synchronous_commit = off (single run), or one "
                              "more row in the table")
     parser.add_argument("--quick", action="store_true", help="a small table (smoke run)")
-    parser.add_argument("--no-prototype", action="store_true",
-                        help="leave the prototype store's row out of the table")
-    parser.add_argument("--store", choices=("as is", "fast", "no listen"), default="as is",
-                        help="PostgreSQL store: the bot's, the prototype in "
-                             "benchmarks/pg_fast_store.py, or the bot's without its LISTEN "
+    parser.add_argument("--store", choices=("as is", "no listen"), default="as is",
+                        help="PostgreSQL store: the bot's, or the bot's without its LISTEN "
                              "connection (what change notifications cost)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
