@@ -287,7 +287,7 @@ class PostgresStore(SqlStore):
         problems = []
         for table in TABLES:
             try:
-                await self.pool.fetchval(f"SELECT count(*) FROM {table}")
+                await self.pool.fetchval(sql.count_rows(table))
             except asyncpg.PostgresError as e:
                 problems.append(f"{table}: {e}")
         return problems
