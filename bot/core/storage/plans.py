@@ -34,6 +34,10 @@ from bot.core.storage.rows import (
 )
 from bot.core.storage.steps import (
     ConflictError,
+    Execute,
+    ExecuteMany,
+    Insert,
+    Notify,
     Plan,
     Rollback,
     execute,
@@ -77,43 +81,51 @@ def create_game(g: NewGame) -> Plan[tuple[int, int]]:
 
 
 def commit(w: GameWrite) -> Plan[int]:
-    """Apply one change of one game; returns the number of notices queued."""
+    """Apply one change of one game; returns the number of notices queued.
+
+    The hot path of every move: steps are yielded directly (not through the typed helpers) and
+    empty parts skipped before building anything, so that SQLite's one hop stays lean."""
     gid = w.game_id
-    changed = yield from execute(sql.update_game(list(w.columns)), *w.columns.values(), w.now,
-                                 gid, w.expect_version)
+    changed: int = yield Execute(sql.update_game(list(w.columns)),
+                                 (*w.columns.values(), w.now, gid, w.expect_version))
     if changed != 1:
         raise StaleWriteError(f"game {gid} is no longer at version {w.expect_version}")
     if w.seats is not None:
-        yield from execute(sql.DELETE_SEATS, gid)
-        yield from execute_many(sql.INSERT_SEATS, sql.seat_params(gid, w.seats))
+        yield Execute(sql.DELETE_SEATS, (gid,))
+        yield ExecuteMany(sql.INSERT_SEATS, sql.seat_params(gid, w.seats))
     if w.move is not None:
         m = w.move
-        yield from execute(sql.INSERT_MOVE, m.game_id, m.ply, m.seat, m.move, m.played_by,
-                           m.events, m.created_at)
+        yield Execute(sql.INSERT_MOVE, (m.game_id, m.ply, m.seat, m.move, m.played_by, m.events,
+                                        m.created_at))
     if w.clear_timers:
-        yield from execute(sql.DELETE_TIMERS, gid)
+        yield Execute(sql.DELETE_TIMERS, (gid,))
     elif w.clear_turn_timers:
-        yield from execute(sql.DELETE_TURN_TIMERS, gid)
+        yield Execute(sql.DELETE_TURN_TIMERS, (gid,))
     for kind, seat in w.delete_timers:
-        yield from execute(sql.DELETE_TIMER, gid, kind, seat)
-    yield from execute_many(sql.UPSERT_TIMERS, sql.timer_params(gid, w.upsert_timers))
+        yield Execute(sql.DELETE_TIMER, (gid, kind, seat))
+    if w.upsert_timers:
+        yield ExecuteMany(sql.UPSERT_TIMERS, sql.timer_params(gid, w.upsert_timers))
     if w.skip_pending:
-        yield from execute(sql.SKIP_GAME_NOTICES, w.now, gid)
-        yield from execute(sql.IDLE_GAME_LANES, gid)
+        yield Execute(sql.SKIP_GAME_NOTICES, (w.now, gid))
+        yield Execute(sql.IDLE_GAME_LANES, (gid,))
     version = w.expect_version + 1
-    queued = yield from queue(gid, version, w.notices, w.now)
-    yield from write_results(w.results)
-    yield from execute_many(sql.UPSERT_NAMES, w.user_names)
+    queued = (yield from queue(gid, version, w.notices, w.now)) if w.notices else 0
+    if w.results:
+        yield from write_results(w.results)
+    if w.user_names:
+        yield ExecuteMany(sql.UPSERT_NAMES, w.user_names)
     for user_id, cols in w.user_updates:
         yield from update_user(user_id, cols)
-    yield from execute_many(sql.INSERT_ACHIEVEMENT, [
-        (a.user_id, a.achievement, a.game_id, a.guild_id, a.earned_at) for a in w.achievements])
+    if w.achievements:
+        yield ExecuteMany(sql.INSERT_ACHIEVEMENT, [
+            (a.user_id, a.achievement, a.game_id, a.guild_id, a.earned_at)
+            for a in w.achievements])
     if w.ratings is not None:
         yield from rate(w.ratings)
     if w.challenge_score is not None:
         week, user_id, score = w.challenge_score
-        yield from execute(sql.SCORE_ENTRY, score, w.now, week, user_id)
-    yield from notify(f"g:{gid}:{version}" + (":n" if queued else ""))
+        yield Execute(sql.SCORE_ENTRY, (score, w.now, week, user_id))
+    yield Notify(f"g:{gid}:{version}:n" if queued else f"g:{gid}:{version}")
     return queued
 
 
@@ -121,9 +133,9 @@ def queue(game_id: int, version: int, notices: Sequence[NoticeDraft], now: int) 
     """Queue notices and make their lanes due; returns how many were new."""
     if not notices:
         return 0
-    inserted = yield from insert(sql.INSERT_NOTICES,
+    inserted: int = yield Insert(sql.INSERT_NOTICES,
                                  sql.notice_params(game_id, version, notices, now))
-    yield from insert(sql.UPSERT_LANES, sql.lane_params(game_id, notices, now))
+    yield Insert(sql.UPSERT_LANES, sql.lane_params(game_id, notices, now))
     return inserted
 
 

@@ -15,9 +15,9 @@ writes, with a value for the caller.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from bot.core.storage.rows import StorageError
 
@@ -40,39 +40,37 @@ class Batch:
     tail: str = ""  # "ON CONFLICT ... DO ..."
 
 
-@dataclass(frozen=True, slots=True)
-class Execute:
+# Steps are named tuples, not dataclasses: a move makes a dozen of them, and a tuple is the
+# cheapest immutable value to build (a frozen dataclass costs several times more).
+
+
+class Execute(NamedTuple):
     sql: str
     args: tuple[Any, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Fetch:
+class Fetch(NamedTuple):
     sql: str
     args: tuple[Any, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ExecuteMany:
+class ExecuteMany(NamedTuple):
     sql: str
     rows: Sequence[tuple[Any, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class Insert:
+class Insert(NamedTuple):
     batch: Batch
     rows: Sequence[tuple[Any, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class Notify:
+class Notify(NamedTuple):
     """Tell other processes (PostgreSQL's NOTIFY, sent at commit)."""
 
     payload: str
 
 
-@dataclass(frozen=True, slots=True)
-class Lock:
+class Lock(NamedTuple):
     """A lock on a key held to the end of the transaction (a row that does not exist yet
     cannot be locked itself)."""
 
@@ -134,38 +132,44 @@ def lock(key: str) -> Plan[None]:
 
 # -- drivers
 
-def drive(plan: Plan[T], run: Callable[[Step], Any]) -> T:
-    """Run ``plan`` to its end, each step by ``run`` (synchronously)."""
+C = TypeVar("C")
+#: How a backend runs each kind of step on its connection, by the step's type (a table
+#: lookup rather than a chain of checks: SQLite runs plans inside the one hop of a move).
+Runners = Mapping[type, Callable[[C, Any], Any]]
+
+
+def drive(plan: Plan[T], runners: Runners[C], conn: C) -> T:
+    """Run ``plan`` to its end on ``conn``, synchronously."""
     result: Any = None
     error: ConflictError | None = None
     try:
         while True:
             try:
-                step = plan.throw(error) if error is not None else plan.send(result)
+                step = plan.send(result) if error is None else plan.throw(error)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
             error = None
             try:
-                result = run(step)
+                result = runners[type(step)](conn, step)
             except ConflictError as e:
                 error = e
     finally:
         plan.close()
 
 
-async def drive_async(plan: Plan[T], run: Callable[[Step], Awaitable[Any]]) -> T:
-    """:func:`drive` with a driver that awaits each step."""
+async def drive_async(plan: Plan[T], runners: Runners[C], conn: C) -> T:
+    """:func:`drive` with runners that return awaitables."""
     result: Any = None
     error: ConflictError | None = None
     try:
         while True:
             try:
-                step = plan.throw(error) if error is not None else plan.send(result)
+                step = plan.send(result) if error is None else plan.throw(error)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
             error = None
             try:
-                result = await run(step)
+                result = await runners[type(step)](conn, step)
             except ConflictError as e:
                 error = e
     finally:

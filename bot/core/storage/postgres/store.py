@@ -49,7 +49,7 @@ from bot.core.storage.steps import (
     Lock,
     Notify,
     Plan,
-    Step,
+    Runners,
     drive_async,
 )
 
@@ -150,27 +150,39 @@ async def _migrate(conn: asyncpg.Connection) -> int:
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
 
 
-async def run_step(conn: Conn, step: Step) -> Any:
-    """One step of a plan on ``conn``."""
+async def _execute(conn: Conn, step: Execute) -> int:
     try:
-        if isinstance(step, Execute):
-            return _count(await conn.execute(dialect.postgres(step.sql), *step.args))
-        if isinstance(step, Fetch):
-            return await conn.fetch(dialect.postgres(step.sql), *step.args)
-        if isinstance(step, Insert):
-            # Many rows in one statement (one round trip); the count comes back in the status.
-            width = len(step.batch.types)
-            columns = [[row[i] for row in step.rows] for i in range(width)]
-            return _count(await conn.execute(dialect.postgres_batch(step.batch), *columns))
-        if isinstance(step, ExecuteMany):
-            await conn.executemany(dialect.postgres(step.sql), step.rows)
-        elif isinstance(step, Notify):
-            await conn.execute(dialect.NOTIFY, CHANNEL, step.payload)
-        elif isinstance(step, Lock):
-            await conn.execute(dialect.LOCK, LOCK_ROW, name_key(step.key))
+        return _count(await conn.execute(dialect.postgres(step.sql), *step.args))
     except asyncpg.UniqueViolationError as e:
         raise ConflictError(str(e)) from e
-    return None
+
+
+async def _fetch(conn: Conn, step: Fetch) -> list[Any]:
+    return await conn.fetch(dialect.postgres(step.sql), *step.args)
+
+
+async def _execute_many(conn: Conn, step: ExecuteMany) -> None:
+    await conn.executemany(dialect.postgres(step.sql), step.rows)
+
+
+async def _insert(conn: Conn, step: Insert) -> int:
+    # Many rows in one statement (one round trip); the count comes back in the status.
+    columns = [[row[i] for row in step.rows] for i in range(len(step.batch.types))]
+    return _count(await conn.execute(dialect.postgres_batch(step.batch), *columns))
+
+
+async def _notify(conn: Conn, step: Notify) -> None:
+    await conn.execute(dialect.NOTIFY, CHANNEL, step.payload)
+
+
+async def _lock(conn: Conn, step: Lock) -> None:
+    await conn.execute(dialect.LOCK, LOCK_ROW, name_key(step.key))
+
+
+RUNNERS: Runners[Conn] = {
+    Execute: _execute, Fetch: _fetch, ExecuteMany: _execute_many, Insert: _insert,
+    Notify: _notify, Lock: _lock,
+}
 
 
 class PostgresStore(SqlStore):
@@ -250,9 +262,9 @@ class PostgresStore(SqlStore):
     async def run(self, plan: Plan[T], *, atomic: bool = False) -> T:
         async with self.pool.acquire() as conn:
             if not atomic:
-                return await drive_async(plan, lambda step: run_step(conn, step))
+                return await drive_async(plan, RUNNERS, conn)
             async with conn.transaction():
-                return await drive_async(plan, lambda step: run_step(conn, step))
+                return await drive_async(plan, RUNNERS, conn)
 
     @contextlib.asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

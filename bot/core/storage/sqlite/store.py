@@ -23,8 +23,10 @@ from bot.core.storage.steps import (
     ExecuteMany,
     Fetch,
     Insert,
+    Lock,
+    Notify,
     Plan,
-    Step,
+    Runners,
     drive,
 )
 
@@ -33,34 +35,63 @@ T = TypeVar("T")
 _UNIQUE = frozenset({"SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"})
 
 
-def run_step(conn: sqlite3.Connection, step: Step) -> Any:
-    """One step of a plan on the writer connection (notifications and locks: nothing to do)."""
+def _unique(e: sqlite3.IntegrityError) -> BaseException:
+    """A unique constraint's refusal as the plans know it; any other integrity error as is."""
+    if getattr(e, "sqlite_errorname", "") not in _UNIQUE:
+        return e
+    conflict = ConflictError(str(e))
+    conflict.__cause__ = e
+    return conflict
+
+
+def _execute(conn: sqlite3.Connection, step: Execute) -> int:
     try:
-        if isinstance(step, Execute):
-            return conn.execute(dialect.sqlite(step.sql), step.args).rowcount
-        if isinstance(step, Fetch):
-            return conn.execute(dialect.sqlite(step.sql), step.args).fetchall()
-        if isinstance(step, Insert):
-            before = conn.total_changes
-            conn.executemany(dialect.sqlite_batch(step.batch), step.rows)
-            return conn.total_changes - before
-        if isinstance(step, ExecuteMany):
-            conn.executemany(dialect.sqlite(step.sql), step.rows)
+        return conn.execute(dialect.sqlite(step.sql), step.args).rowcount
     except sqlite3.IntegrityError as e:
-        if getattr(e, "sqlite_errorname", "") in _UNIQUE:
-            raise ConflictError(str(e)) from e
-        raise
-    return None
+        raise _unique(e)  # noqa: B904 - chained in _unique
+
+
+def _fetch(conn: sqlite3.Connection, step: Fetch) -> list[Any]:
+    try:
+        return conn.execute(dialect.sqlite(step.sql), step.args).fetchall()
+    except sqlite3.IntegrityError as e:
+        raise _unique(e)  # noqa: B904 - chained in _unique
+
+
+def _execute_many(conn: sqlite3.Connection, step: ExecuteMany) -> None:
+    try:
+        conn.executemany(dialect.sqlite(step.sql), step.rows)
+    except sqlite3.IntegrityError as e:
+        raise _unique(e)  # noqa: B904 - chained in _unique
+
+
+def _insert(conn: sqlite3.Connection, step: Insert) -> int:
+    before = conn.total_changes
+    try:
+        conn.executemany(dialect.sqlite_batch(step.batch), step.rows)
+    except sqlite3.IntegrityError as e:
+        raise _unique(e)  # noqa: B904 - chained in _unique
+    return conn.total_changes - before
+
+
+def _nothing(_conn: sqlite3.Connection, _step: Notify | Lock) -> None:
+    """Notifications and transaction locks: one process, its writers serialized by the file."""
+
+
+RUNNERS: Runners[sqlite3.Connection] = {
+    Execute: _execute, Fetch: _fetch, ExecuteMany: _execute_many, Insert: _insert,
+    Notify: _nothing, Lock: _nothing,
+}
 
 
 def _run(conn: sqlite3.Connection, plan: Plan[T]) -> T:
-    return drive(plan, lambda step: run_step(conn, step))
+    return drive(plan, RUNNERS, conn)
 
 
 _run_atomic = transaction(_run)
 
 
-def _execute(conn: sqlite3.Connection, statement: str) -> None:
+def _pragma(conn: sqlite3.Connection, statement: str) -> None:
     conn.execute(statement)
 
 
@@ -120,11 +151,11 @@ class SqliteStore(SqlStore):
 
     async def checkpoint(self) -> None:
         """Fold the WAL into the main file (tools and benchmarks measuring the file size)."""
-        await self.db.run(_execute, "PRAGMA wal_checkpoint(TRUNCATE)")
+        await self.db.run(_pragma, "PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def vacuum(self) -> None:
         """Rebuild the file without its free pages (maintenance; blocks writes meanwhile)."""
-        await self.db.run(_execute, "VACUUM")
+        await self.db.run(_pragma, "VACUUM")
         await self.checkpoint()
 
     # -- copying
