@@ -12,8 +12,12 @@ backend spells them its way, once per distinct statement (cached):
 - notifications and transaction locks are PostgreSQL's (:data:`NOTIFY`, :data:`LOCK`);
   SQLite has no other process to tell or to wait for.
 
-Both understand ``ON CONFLICT ... DO UPDATE``/``DO NOTHING``, ``RETURNING`` and
-``UPDATE ... FROM`` (SQLite 3.35+), so upserts and claims are one statement on both.
+- a :class:`~bot.core.storage.steps.Claim` (lease due lanes or timers) is one ``UPDATE ...
+  FROM (... FOR UPDATE SKIP LOCKED) RETURNING`` on PostgreSQL, and on SQLite the same pick
+  then an update by key (:func:`claim_pick`, :func:`claim_lease`).
+
+Both understand ``ON CONFLICT ... DO UPDATE``/``DO NOTHING`` and ``RETURNING`` (SQLite 3.35+),
+so upserts are one statement on both.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from bot.core.storage.steps import Batch
+from bot.core.storage.steps import Batch, Claim
 
 _LOCKS = re.compile(r" FOR UPDATE( SKIP LOCKED)?")
 _MARK = re.compile(r"\?")
@@ -59,3 +63,23 @@ def sqlite_batch(batch: Batch) -> str:
 def postgres_batch(batch: Batch) -> str:
     arrays = ", ".join(f"${i}::{t}[]" for i, t in enumerate(batch.types, start=1))
     return f"{batch.head} SELECT * FROM unnest({arrays}) {batch.tail}".rstrip()
+
+
+def claim_pick(c: Claim) -> str:
+    """SQLite's half of a claim: the due rows (then updated by key)."""
+    return f"SELECT {', '.join(c.columns)} FROM {c.table} {c.where}"
+
+
+def claim_lease(c: Claim) -> str:
+    """SQLite's other half: the lease of one picked row, by its key."""
+    keys = " AND ".join(f"{k} = ?" for k in c.keys)
+    return f"UPDATE {c.table} SET {c.sets} WHERE {keys}"
+
+
+def postgres_claim(c: Claim) -> str:
+    """PostgreSQL's claim in one statement; arguments: ``set_args`` then ``where_args``."""
+    keys = ", ".join(c.keys)
+    join = " AND ".join(f"{c.table}.{k} = c.{k}" for k in c.keys)
+    back = ", ".join(f"{c.table}.{col}" for col in c.columns)
+    return postgres(f"UPDATE {c.table} SET {c.sets} FROM (SELECT {keys} FROM {c.table} "
+                    f"{c.where} FOR UPDATE SKIP LOCKED) c WHERE {join} RETURNING {back}")

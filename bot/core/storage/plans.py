@@ -29,10 +29,10 @@ from bot.core.storage.rows import (
     ResultRow,
     ReviewRow,
     StaleWriteError,
-    TimerRow,
     UserRow,
 )
 from bot.core.storage.steps import (
+    Claim,
     ConflictError,
     Execute,
     ExecuteMany,
@@ -178,9 +178,10 @@ def set_user(user_id: int, cols: dict[str, Any]) -> Plan[UserRow]:
 # --------------------------------------------------------------------------- outbox, timers
 
 
-def claim_lanes(owner: str, now: int, lease_until: int, limit: int) -> Plan[list[Lane]]:
-    rows = yield from fetch(sql.CLAIM_LANES, owner, lease_until, lease_until, now, limit)
-    return [Lane(int(r[0]), int(r[1])) for r in rows]
+def claim(c: Claim) -> Plan[list[Any]]:
+    """Lease due rows (atomic by itself on either backend: see :class:`Claim`)."""
+    rows: list[Any] = yield c
+    return rows
 
 
 def release_lane(lane: Lane, owner: str, due: int) -> Plan[None]:
@@ -205,13 +206,6 @@ def prune_outbox(before: int) -> Plan[int]:
     pruned = yield from execute(sql.PRUNE_NOTICES, before)
     yield from execute(sql.PRUNE_LANES, before)
     return pruned
-
-
-def claim_timers(owner: str, now: int, lease_until: int, limit: int) -> Plan[list[TimerRow]]:
-    rows = yield from fetch(sql.CLAIM_TIMERS, owner, lease_until, now, now, limit)
-    timers = [sql.timer_row(r) for r in rows]
-    timers.sort(key=lambda t: (t.due_at, t.game_id, t.seat))
-    return timers
 
 
 # --------------------------------------------------------------------------- the rest
@@ -248,13 +242,3 @@ def save_review(r: ReviewRow) -> Plan[ReviewRow]:
     row = yield from fetch_one(sql.REVIEW, r.game_id, r.seat)
     assert row is not None
     return sql.review_row(row)
-
-
-def rows(statement: str, *args: Any) -> Plan[list[Any]]:
-    """One read (or single-statement write returning rows)."""
-    return (yield from fetch(statement, *args))
-
-
-def change(statement: str, *args: Any) -> Plan[int]:
-    """One single-statement write; returns the rows changed."""
-    return (yield from execute(statement, *args))

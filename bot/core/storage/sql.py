@@ -30,7 +30,7 @@ from bot.core.storage.rows import (
     TimerRow,
     UserRow,
 )
-from bot.core.storage.steps import Batch, Row
+from bot.core.storage.steps import Batch, Claim, Row
 
 # --------------------------------------------------------------------------- columns
 
@@ -191,12 +191,16 @@ SKIP_GAME_NOTICES = ("UPDATE outbox SET status = 'skipped', done_at = ? "
                      "WHERE game_id = ? AND status = 'pending'")
 IDLE_GAME_LANES = ("UPDATE lanes SET next_due = NULL, owner = NULL, lease_until = NULL "
                    "WHERE game_id = ?")
-# Claimed lanes are skipped by other processes' claims, not waited for.
-CLAIM_LANES = (
-    "UPDATE lanes SET owner = ?, lease_until = ?, next_due = ? FROM ("
-    "SELECT game_id, recipient FROM lanes WHERE next_due <= ? ORDER BY next_due LIMIT ? "
-    "FOR UPDATE SKIP LOCKED) c WHERE lanes.game_id = c.game_id "
-    "AND lanes.recipient = c.recipient RETURNING lanes.game_id, lanes.recipient")
+# Due lanes, longest-waiting first, leased to one claimer (see steps.Claim).
+
+
+def claim_lanes(owner: str, now: int, lease_until: int, limit: int) -> Claim:
+    return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient"),
+                 "WHERE next_due <= ? ORDER BY next_due LIMIT ?",
+                 "owner = ?, lease_until = ?, next_due = ?",
+                 (now, limit), (owner, lease_until, lease_until))
+
+
 LANE_NOTICES = (
     f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} "
     "WHERE o.game_id = ? AND o.recipient = ? AND o.status = 'pending' ORDER BY o.id LIMIT ?")
@@ -236,12 +240,16 @@ UPSERT_TIMERS = (
     "due_at = excluded.due_at, deadline_at = excluded.deadline_at, "
     "reminders = excluded.reminders, owner = NULL, lease_until = NULL, failures = 0, "
     "last_error = NULL")
-CLAIM_TIMERS = (
-    "UPDATE timers SET owner = ?, lease_until = ? FROM ("
-    "SELECT game_id, kind, seat FROM timers WHERE due_at <= ? "
-    "AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at, game_id, seat LIMIT ? "
-    "FOR UPDATE SKIP LOCKED) c WHERE timers.game_id = c.game_id AND timers.kind = c.kind "
-    f"AND timers.seat = c.seat RETURNING {prefixed('timers', TIMER_FIELDS)}")
+
+
+def claim_timers(owner: str, now: int, lease_until: int, limit: int) -> Claim:
+    """Due timers not leased (or whose lease ran out), oldest first."""
+    return Claim("timers", ("game_id", "kind", "seat"), tuple(TIMER_FIELDS.split(", ")),
+                 "WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ?) "
+                 "ORDER BY due_at, game_id, seat LIMIT ?",
+                 "owner = ?, lease_until = ?", (now, now, limit), (owner, lease_until))
+
+
 GAME_TIMERS = f"SELECT {TIMER_FIELDS} FROM timers WHERE game_id = ? ORDER BY kind, seat"
 TIMER_FAILED = (
     "UPDATE timers SET failures = failures + 1, due_at = ?, last_error = ?, owner = NULL, "

@@ -1,10 +1,11 @@
 """Every role of :class:`~bot.core.storage.base.Store` over the shared SQL, for both backends.
 
 A backend subclasses :class:`SqlStore` and only connects and runs: :meth:`SqlStore.run` takes a
-plan (:mod:`bot.core.storage.plans`, or one statement) and executes it, in one transaction when
-``atomic``. SQLite runs the whole plan on its writer thread in one hop; PostgreSQL on one pooled
-connection. What a backend adds on top is its own: opening, health, bulk copying, locks across
-processes.
+plan (:mod:`bot.core.storage.plans`) and executes it, in one transaction when ``atomic``;
+:meth:`SqlStore.fetch` and :meth:`SqlStore.execute` run one statement (most calls), without
+the plan machinery. SQLite runs a whole plan on its writer thread in one hop; PostgreSQL on
+one pooled connection. What a backend adds on top is its own: opening, health, bulk copying,
+locks across processes.
 """
 
 from __future__ import annotations
@@ -54,8 +55,17 @@ class SqlStore(Store):
         except Rollback as back:
             return back.value  # type: ignore[no-any-return]
 
+    @abc.abstractmethod
+    async def fetch(self, statement: str, args: tuple[Any, ...]) -> list[Any]:
+        """One read (or one write returning rows), outside any transaction: the short path of
+        most calls, without a plan."""
+
+    @abc.abstractmethod
+    async def execute(self, statement: str, args: tuple[Any, ...]) -> int:
+        """One write, atomic by itself; returns the rows changed."""
+
     async def _rows(self, statement: str, *args: Any) -> list[Any]:
-        return await self.run(plans.rows(statement, *args))
+        return await self.fetch(statement, args)
 
     async def _row(self, statement: str, *args: Any) -> Any:
         found = await self._rows(statement, *args)
@@ -113,8 +123,8 @@ class SqlStore(Store):
 
     # -- outbox
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
-        # One statement: atomic by itself (no BEGIN/COMMIT round trips on PostgreSQL).
-        return await self.run(plans.claim_lanes(owner, now, now + lease_ms, limit))
+        rows = await self.run(plans.claim(sql.claim_lanes(owner, now, now + lease_ms, limit)))
+        return [Lane(int(r[0]), int(r[1])) for r in rows]
 
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
         rows = await self._rows(sql.LANE_NOTICES, lane.game_id, lane.recipient, limit)
@@ -122,13 +132,12 @@ class SqlStore(Store):
 
     async def finish_notice(self, notice_id: int, status: NoticeStatus, now: int, *,
                             message_id: int | None = None, error: str | None = None) -> bool:
-        changed = await self.run(plans.change(
-            sql.FINISH_NOTICE, status.value, now, message_id,
-            None if error is None else error[:500], notice_id))
+        changed = await self.execute(sql.FINISH_NOTICE, (
+            status.value, now, message_id, None if error is None else error[:500], notice_id))
         return changed == 1
 
     async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
-        await self.run(plans.change(sql.RETRY_NOTICE, due, error[:500], notice_id))
+        await self.execute(sql.RETRY_NOTICE, (due, error[:500], notice_id))
 
     async def release_lane(self, lane: Lane, owner: str, due: int) -> None:
         await self._atomic(plans.release_lane(lane, owner, due))
@@ -153,7 +162,9 @@ class SqlStore(Store):
     # -- timers
     async def claim_timers(self, owner: str, now: int, lease_ms: int,
                            limit: int) -> list[TimerRow]:
-        return await self.run(plans.claim_timers(owner, now, now + lease_ms, limit))
+        rows = await self.run(plans.claim(sql.claim_timers(owner, now, now + lease_ms, limit)))
+        return sorted((sql.timer_row(r) for r in rows),
+                      key=lambda t: (t.due_at, t.game_id, t.seat))
 
     async def timers(self, game_id: int) -> list[TimerRow]:
         return [sql.timer_row(r) for r in await self._rows(sql.GAME_TIMERS, game_id)]
@@ -164,8 +175,7 @@ class SqlStore(Store):
         return 0 if r is None else int(r[0])
 
     async def release_timer(self, timer: TimerRow, owner: str) -> None:
-        await self.run(plans.change(sql.RELEASE_TIMER, timer.game_id, timer.kind, timer.seat,
-                                    owner))
+        await self.execute(sql.RELEASE_TIMER, (timer.game_id, timer.kind, timer.seat, owner))
 
     # -- users and stats
     async def get_user(self, user_id: int) -> UserRow | None:
@@ -260,14 +270,14 @@ class SqlStore(Store):
         return None if r is None else str(r[0])
 
     async def set_guild_settings(self, guild_id: int, data: str, now: int) -> None:
-        await self.run(plans.change(sql.SET_GUILD_SETTINGS, guild_id, data, now))
+        await self.execute(sql.SET_GUILD_SETTINGS, (guild_id, data, now))
 
     async def get_state(self, key: str) -> str | None:
         r = await self._row(sql.GET_STATE, key)
         return None if r is None else str(r[0])
 
     async def set_state(self, key: str, value: str, now: int) -> None:
-        await self.run(plans.change(sql.SET_STATE, key, value, now))
+        await self.execute(sql.SET_STATE, (key, value, now))
 
     # -- maintenance
     async def ping(self) -> None:

@@ -64,6 +64,23 @@ class Insert(NamedTuple):
     rows: Sequence[tuple[Any, ...]]
 
 
+class Claim(NamedTuple):
+    """Lease due rows of ``table`` to their claimer: pick ``columns`` (keys first) of the rows
+    ``where`` says (with its order and limit), set ``sets`` on them, and return the picked rows.
+    A dialect difference: PostgreSQL runs one UPDATE over the pick ``FOR UPDATE SKIP LOCKED``
+    (rows another process is claiming are skipped, not waited for); SQLite, whose writers are
+    serialized, picks and then updates by key in one transaction (four times cheaper there than
+    its UPDATE ... FROM)."""
+
+    table: str
+    keys: tuple[str, ...]
+    columns: tuple[str, ...]
+    where: str
+    sets: str
+    where_args: tuple[Any, ...]
+    set_args: tuple[Any, ...]
+
+
 class Notify(NamedTuple):
     """Tell other processes (PostgreSQL's NOTIFY, sent at commit)."""
 
@@ -77,7 +94,7 @@ class Lock(NamedTuple):
     key: str
 
 
-Step = Execute | Fetch | ExecuteMany | Insert | Notify | Lock
+Step = Execute | Fetch | ExecuteMany | Insert | Claim | Notify | Lock
 Plan = Generator[Step, Any, T]
 
 

@@ -41,6 +41,7 @@ from bot.core.storage.base import TABLES, StorageError
 from bot.core.storage.dialect import CHANNEL
 from bot.core.storage.sqlstore import SqlStore
 from bot.core.storage.steps import (
+    Claim,
     ConflictError,
     Execute,
     ExecuteMany,
@@ -171,6 +172,10 @@ async def _insert(conn: Conn, step: Insert) -> int:
     return _count(await conn.execute(dialect.postgres_batch(step.batch), *columns))
 
 
+async def _claim(conn: Conn, step: Claim) -> list[Any]:
+    return await conn.fetch(dialect.postgres_claim(step), *step.set_args, *step.where_args)
+
+
 async def _notify(conn: Conn, step: Notify) -> None:
     await conn.execute(dialect.NOTIFY, CHANNEL, step.payload)
 
@@ -181,7 +186,7 @@ async def _lock(conn: Conn, step: Lock) -> None:
 
 RUNNERS: Runners[Conn] = {
     Execute: _execute, Fetch: _fetch, ExecuteMany: _execute_many, Insert: _insert,
-    Notify: _notify, Lock: _lock,
+    Claim: _claim, Notify: _notify, Lock: _lock,
 }
 
 
@@ -265,6 +270,12 @@ class PostgresStore(SqlStore):
                 return await drive_async(plan, RUNNERS, conn)
             async with conn.transaction():
                 return await drive_async(plan, RUNNERS, conn)
+
+    async def fetch(self, statement: str, args: tuple[Any, ...]) -> list[Any]:
+        return await self.pool.fetch(dialect.postgres(statement), *args)
+
+    async def execute(self, statement: str, args: tuple[Any, ...]) -> int:
+        return _count(await self.pool.execute(dialect.postgres(statement), *args))
 
     @contextlib.asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

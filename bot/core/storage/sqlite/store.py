@@ -18,6 +18,7 @@ from bot.core.storage import dialect, sql
 from bot.core.storage.sqlite.db import Database, integrity_problems, transaction
 from bot.core.storage.sqlstore import SqlStore
 from bot.core.storage.steps import (
+    Claim,
     ConflictError,
     Execute,
     ExecuteMany,
@@ -74,13 +75,29 @@ def _insert(conn: sqlite3.Connection, step: Insert) -> int:
     return conn.total_changes - before
 
 
+def _claim(conn: sqlite3.Connection, step: Claim) -> list[Any]:
+    if not conn.in_transaction:
+        return _claim_atomic(conn, step)
+    return _claim_rows(conn, step)
+
+
+def _claim_rows(conn: sqlite3.Connection, step: Claim) -> list[Any]:
+    rows = conn.execute(dialect.sqlite(dialect.claim_pick(step)), step.where_args).fetchall()
+    keys = len(step.keys)
+    conn.executemany(dialect.claim_lease(step), [(*step.set_args, *r[:keys]) for r in rows])
+    return rows
+
+
+_claim_atomic = transaction(_claim_rows)
+
+
 def _nothing(_conn: sqlite3.Connection, _step: Notify | Lock) -> None:
     """Notifications and transaction locks: one process, its writers serialized by the file."""
 
 
 RUNNERS: Runners[sqlite3.Connection] = {
     Execute: _execute, Fetch: _fetch, ExecuteMany: _execute_many, Insert: _insert,
-    Notify: _nothing, Lock: _nothing,
+    Claim: _claim, Notify: _nothing, Lock: _nothing,
 }
 
 
@@ -89,6 +106,14 @@ def _run(conn: sqlite3.Connection, plan: Plan[T]) -> T:
 
 
 _run_atomic = transaction(_run)
+
+
+def _fetch_rows(conn: sqlite3.Connection, statement: str, args: tuple[Any, ...]) -> list[Any]:
+    return conn.execute(dialect.sqlite(statement), args).fetchall()
+
+
+def _execute_one(conn: sqlite3.Connection, statement: str, args: tuple[Any, ...]) -> int:
+    return conn.execute(dialect.sqlite(statement), args).rowcount
 
 
 def _pragma(conn: sqlite3.Connection, statement: str) -> None:
@@ -125,6 +150,12 @@ class SqliteStore(SqlStore):
 
     async def run(self, plan: Plan[T], *, atomic: bool = False) -> T:
         return await self.db.run(_run_atomic if atomic else _run, plan)
+
+    async def fetch(self, statement: str, args: tuple[Any, ...]) -> list[Any]:
+        return await self.db.run(_fetch_rows, statement, args)
+
+    async def execute(self, statement: str, args: tuple[Any, ...]) -> int:
+        return await self.db.run(_execute_one, statement, args)
 
     @property
     def location(self) -> str:
