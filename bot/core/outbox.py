@@ -13,7 +13,10 @@ claims a new lane the moment one finishes, so a slow or long lane never holds th
 reads only the lanes it claims (never every pending row).
 
 Several processes: a claimed lane carries a lease (owner, until); a process that dies leaves its
-lanes to be reclaimed when the lease runs out.
+lanes to be reclaimed when the lease runs out. A live process renews the lease of a lane it
+serves every third of it (a post may wait long behind a busy process's pictures): without that,
+another process took the lane while its notice was still being posted, and posted it again.
+Renewing stops after ``HOLD_LEASES`` leases, so a delivery stuck for good frees its lane.
 
 Failures, by kind:
 
@@ -48,6 +51,8 @@ from bot.core.models import Notice
 from bot.core.storage import Lane, NoticeStatus, OutboxStore
 
 log = logging.getLogger("calico.outbox")
+
+HOLD_LEASES = 10  # a lane is renewed for at most this many leases in one serve (see above)
 
 
 def process_owner() -> str:
@@ -135,6 +140,7 @@ class Dispatcher:
         self.passes = 0  # claims made (a busy-polling dispatcher would show it)
         self._refused: dict[int, int] = {}  # user -> when a DM to them failed for good (ms)
         self.serving = 0  # lanes claimed and not given back yet
+        self._held: set[Lane] = set()  # the lanes being served now
 
     @property
     def delivered(self) -> int:
@@ -162,10 +168,14 @@ class Dispatcher:
         # Hand the lane back well within its lease (slow deliveries: 429s, retries inside
         # discord.py), so no other process takes it over while this one still serves it.
         until = loop.time() + self.lease_ms / 3000
+        # ...and keep the lease while a post takes longer than that (see the module docstring).
+        done = asyncio.Event()
+        lost = asyncio.Event()
+        keeper = asyncio.create_task(self._keep(lane, done, lost))
         try:
             notices = await self.store.lane_notices(lane, self.per_lane)
             for notice in notices:
-                if self._stopping or loop.time() > until:
+                if self._stopping or loop.time() > until or lost.is_set():
                     break
                 retry_at, shown = await self._deliver_one(notice)
                 delivered += shown
@@ -174,13 +184,41 @@ class Dispatcher:
                     break
         finally:
             # Even when cancelled (shutdown), give the lane back so another process (or the
-            # next start) can go on at once instead of waiting for the lease to run out.
+            # next start) can go on at once instead of waiting for the lease to run out. The
+            # renewing stops first (a renewal after the release would hold the lane again).
+            done.set()
+            self._held.discard(lane)
             try:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(keeper)
                 with contextlib.suppress(Exception):
                     await asyncio.shield(self.store.release_lane(lane, self.owner, due))
             finally:
                 self.serving -= 1
         return delivered
+
+    async def _keep(self, lane: Lane, done: asyncio.Event, lost: asyncio.Event) -> None:
+        """Renew the lease on ``lane`` every third of it until ``done`` (at most
+        ``HOLD_LEASES`` leases); ``lost`` when another process holds the lane now."""
+        every = self.lease_ms / 3000
+        for _ in range(HOLD_LEASES * 3):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), every)
+            if done.is_set():
+                return
+            try:
+                held = await self.store.renew_lane(lane, self.owner, self._now(), self.lease_ms)
+            except Exception:
+                log.exception("renewing the lease on lane %s/%s failed", lane.game_id,
+                              lane.recipient)
+                continue
+            if not held:
+                log.warning("lane %s/%s is no longer ours (its lease ran out): stopping",
+                            lane.game_id, lane.recipient)
+                lost.set()
+                return
+        log.warning("lane %s/%s held for %d leases: no longer renewed", lane.game_id,
+                    lane.recipient, HOLD_LEASES)
 
     async def _deliver_one(self, notice: Notice) -> tuple[int | None, bool]:
         """Deliver and record one notice. Returns (the time of its retry, or None when the lane
@@ -256,6 +294,11 @@ class Dispatcher:
     async def _claim(self, limit: int) -> list[Lane]:
         self.passes += 1
         lanes = await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit)
+        # A lane this process still serves, claimed again because its lease ran out all the same
+        # (renewals failed or stopped): that serve goes on (and gives it back); a second one
+        # would post its notices again.
+        lanes = [lane for lane in lanes if lane not in self._held]
+        self._held.update(lanes)
         # Counted from the claim (each _serve gives one back): between a claim and its task
         # starting, the lane is neither due nor served, and must not look idle.
         self.serving += len(lanes)

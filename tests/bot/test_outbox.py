@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import random
+from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
@@ -426,3 +427,114 @@ async def test_a_stuck_process_lanes_go_to_another_after_the_lease(
         hung.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await hung
+
+
+class SlowDelivery(RecordingDelivery):
+    """Takes its time over one notice (a busy process: its pictures queued behind the answers
+    to clicks), then shows it; every call lands in ``discord`` (what Discord saw, both
+    processes together)."""
+
+    def __init__(self, discord: list[str], slow_key: str = "") -> None:
+        super().__init__()
+        self.discord = discord
+        self.slow_key = slow_key
+        self.started = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def deliver(self, notice: Notice) -> Receipt | None:
+        if notice.key == self.slow_key:
+            self.started.set()
+            await self.go.wait()
+        self.discord.append(notice.key)
+        return await super().deliver(notice)
+
+
+async def test_a_live_process_keeps_its_lane_through_a_delivery_longer_than_the_lease(
+        db_path: str, clock: FakeClock) -> None:
+    """Two processes: the first is slow over one post, past its lease, but alive. The second
+    must not take its lane and post that notice again (the three-process run saw notices
+    posted twice, a second or so apart, by two live processes)."""
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds(), exclusive=False)
+    other = await Manager.open(db_path, clock=clock, exclusive=False)  # a second process
+    first_task: asyncio.Task[int] | None = None
+    try:
+        g = await new_game(m, people=(BOB,), setup="beginner")
+        thread = [n for n in await m.store.notices(g.id) if n.user_id is None]
+        assert thread
+        discord: list[str] = []
+        slow = SlowDelivery(discord, slow_key=thread[0].key)
+        lease = 0.3  # seconds of the (fake) clock; the process renews it as it goes
+        first = m.dispatcher(slow, owner="first", lease=lease)
+        first_task = asyncio.create_task(first.run_once())
+        await asyncio.wait_for(slow.started.wait(), 10)
+        # Time passes, three leases, while the first process (alive) still posts.
+        for _ in range(12):
+            clock.advance(seconds=lease / 4)
+            await asyncio.sleep(lease / 3)
+        second = other.dispatcher(SlowDelivery(discord), owner="second", lease=lease)
+        await second.run_once()
+        slow.go.set()
+        await asyncio.wait_for(first_task, 10)
+        await drain(second, clock)
+        stored = await m.store.notices(g.id)
+        assert all(n.status == "done" for n in stored)
+        twice = sorted(k for k, count in Counter(discord).items() if count > 1)
+        assert twice == [], f"posted twice: {twice}"
+        assert sorted(discord) == sorted(n.key for n in stored)
+    finally:
+        if first_task is not None and not first_task.done():
+            first_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await first_task
+        await other.close()
+        await m.close()
+
+
+async def test_a_process_never_serves_one_lane_twice_at_once(manager: Manager,
+                                                             clock: FakeClock) -> None:
+    """When a lane's lease runs out all the same while its post is slow (renewals failed), the
+    same process claiming it again leaves it to the serve in progress instead of posting its
+    notices a second time (the three-process run saw one process post a notice twice)."""
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    thread = [n for n in await manager.store.notices(g.id) if n.user_id is None]
+    discord: list[str] = []
+    slow = SlowDelivery(discord, slow_key=thread[0].key)
+    d = manager.dispatcher(slow, owner="only", lease=60)  # renewed every 20 s: not in this test
+    task = asyncio.create_task(d.run_once())
+    try:
+        await asyncio.wait_for(slow.started.wait(), 10)
+        clock.advance(seconds=61)  # the lease ran out (no renewal came in time)
+        again = asyncio.create_task(d.run_once())
+        await asyncio.sleep(0.1)
+        slow.go.set()
+        await asyncio.wait_for(asyncio.gather(task, again), 10)
+        await drain(d, clock)
+        twice = sorted(k for k, count in Counter(discord).items() if count > 1)
+        assert twice == [], f"posted twice: {twice}"
+        stored = await manager.store.notices(g.id)
+        assert sorted(discord) == sorted(n.key for n in stored)
+        assert all(n.status == "done" for n in stored)
+    finally:
+        for t in (task,):
+            if not t.done():
+                t.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await t
+
+
+async def test_only_the_owner_renews_a_lease_and_a_renewed_lane_is_not_taken(
+        manager: Manager, clock: FakeClock) -> None:
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    store = manager.store
+    now = to_ms(clock.now())
+    lease = 60_000
+    lanes = await store.claim_lanes("first", now, lease, 100)
+    assert lanes and {lane.game_id for lane in lanes} == {g.id}
+    lane = lanes[0]
+    assert await store.renew_lane(lane, "first", now + lease - 1, lease)
+    assert not await store.renew_lane(lane, "second", now + lease - 1, lease)
+    # Past the first lease, but renewed: still the first's.
+    assert lane not in await store.claim_lanes("second", now + lease + 1, lease, 100)
+    taken = await store.claim_lanes("second", now + 2 * lease, lease, 100)
+    assert lane in taken
+    assert not await store.renew_lane(lane, "first", now + 2 * lease, lease)  # lost: stop

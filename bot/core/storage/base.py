@@ -158,6 +158,11 @@ class OutboxStore(Protocol):
         """One more failed attempt; the notice (and its lane) wait until ``due``."""
 
     @abc.abstractmethod
+    async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:
+        """Extend ``owner``'s lease on a lane it is serving to ``now + lease_ms`` (a live
+        process slow over a post keeps its lane). False if ``owner`` no longer holds it."""
+
+    @abc.abstractmethod
     async def release_lane(self, lane: Lane, owner: str, due: int) -> None:
         """Give a claimed lane back: due again at ``due`` if it still has pending notices."""
 

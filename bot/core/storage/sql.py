@@ -209,6 +209,9 @@ FINISH_NOTICE = (
     "last_error = coalesce(?, last_error) WHERE id = ? AND status = 'pending'")
 RETRY_NOTICE = ("UPDATE outbox SET attempts = attempts + 1, due_at = ?, last_error = ? "
                 "WHERE id = ? AND status = 'pending'")
+# A lease renewed by its holder: next_due moves with it, because a claim reads only next_due.
+RENEW_LANE = ("UPDATE lanes SET lease_until = ?, next_due = ? "
+              "WHERE game_id = ? AND recipient = ? AND owner = ?")
 # The row lock first: a commit queuing a notice upserts this row, so either it committed
 # before (and the next statement, with a fresh snapshot, sees its notice) or it waits for the
 # release and then makes the idle lane due again.

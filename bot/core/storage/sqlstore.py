@@ -139,6 +139,12 @@ class SqlStore(Store):
     async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
         await self.execute(sql.RETRY_NOTICE, (due, error[:500], notice_id))
 
+    async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:
+        until = now + lease_ms
+        changed = await self.execute(sql.RENEW_LANE, (until, until, lane.game_id,
+                                                      lane.recipient, owner))
+        return changed == 1
+
     async def release_lane(self, lane: Lane, owner: str, due: int) -> None:
         await self._atomic(plans.release_lane(lane, owner, due))
 
