@@ -35,7 +35,7 @@ from benchmarks.common import pct, print_machine
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from engine.hexgrid import cell_name
-from tests.bot_ui.harness import bot, bot_factory, game_of, pick_move, wait_panel
+from tests.adapter.harness import bot, bot_factory, game_of, pick_move, wait_panel
 from tests.fakediscord import DiscordEnv
 
 

@@ -10,7 +10,7 @@ Three ways to drive it (``--mode``):
   pictures drawn in worker threads), then dropped; moves are random legal moves;
 - ``remote`` (the real thing): the real discord.py client (``CalicoBot``) in its OWN process,
   against the project's fake Discord (``tests/fakediscord``) running here with the players,
-  who click through their DMs with ``tests/bot_ui/harness.py``; RSS and tracemalloc are the
+  who click through their DMs with ``tests/adapter/harness.py``; RSS and tracemalloc are the
   bot process's alone (the fake keeps every message, picture and request it ever saw, so its
   memory must not be counted as the bot's);
 - ``discord``: the same, with the bot in this process next to the fake (what a quick test
@@ -383,7 +383,7 @@ GAME_NO = re.compile(r"Calico #(\d+)")
 async def control(env: Any, message_id: int, prefix: str, timeout: float = 30) -> str:
     """The custom id starting with ``prefix`` on the message's current version, once there
     (an answer may be deferred and edited a moment later)."""
-    from tests.bot_ui.harness import custom_ids
+    from tests.adapter.harness import custom_ids
 
     def find() -> str | None:
         return next((c for c in custom_ids(env.get_message(message_id))
@@ -394,9 +394,9 @@ async def control(env: Any, message_id: int, prefix: str, timeout: float = 30) -
 
 
 async def draft(env: Any, user: str, msg: Any, game: Any) -> None:
-    """tests/bot_ui/harness.draft_via, waiting for the Confirm button to appear."""
+    """tests/adapter/harness.draft_via, waiting for the Confirm button to appear."""
     from engine.moves import ChooseGoals
-    from tests.bot_ui.harness import pick_move
+    from tests.adapter.harness import pick_move
 
     uid = env.user(user).id
     move = pick_move(game, uid)
@@ -412,10 +412,10 @@ async def draft(env: Any, user: str, msg: Any, game: Any) -> None:
 
 
 async def turn(env: Any, user: str, msg: Any, game: Any) -> None:
-    """tests/bot_ui/harness.turn_via, waiting for the take button to appear."""
+    """tests/adapter/harness.turn_via, waiting for the take button to appear."""
     from engine.hexgrid import cell_name
     from engine.moves import PlaceTile
-    from tests.bot_ui.harness import pick_move
+    from tests.adapter.harness import pick_move
 
     move = pick_move(game, env.user(user).id)
     assert isinstance(move, PlaceTile)
@@ -432,7 +432,7 @@ async def turn(env: Any, user: str, msg: Any, game: Any) -> None:
 
 async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
     from bot.core.models import GameStatus
-    from tests.bot_ui.harness import DRAFT_SELECT, wait_panel
+    from tests.adapter.harness import DRAFT_SELECT, wait_panel
 
     env = p.env
     host, guest = f"host{k}", f"guest{k}"

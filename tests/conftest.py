@@ -46,20 +46,20 @@ ROOT = Path(__file__).resolve().parent.parent
 # or more, or a test per subprocess. Kept short on purpose: the fast selection still covers
 # every layer (the review, for one, keeps its quicker tests).
 SLOW: dict[str, frozenset[str] | None] = {
-    "tests/bot/test_review.py": frozenset({
+    "tests/core/test_review.py": frozenset({
         "test_the_review_reads_nothing_the_seat_could_not_see",  # 21-23 s
         "test_hinted_games_are_left_out_of_the_average_accuracy",  # 17-22 s
         "test_review_is_computed_once_then_stored",  # 7-11 s
     }),
-    "tests/engine_ai/test_review.py": frozenset({
+    "tests/engine/ai/test_review.py": frozenset({
         "copied", "randomly",  # fixtures: whole games played (and reviewed), 5-7 s each
         "test_review_ignores_hidden_information",  # 8 s
     }),
-    "tests/bot/test_processes.py": None,  # OS processes on PostgreSQL, 4-6 s each
-    "tests/bot/test_hosting_fixes.py": frozenset({"test_the_demo_previews_the_move_it_plays"}),
+    "tests/core/test_processes.py": None,  # OS processes on PostgreSQL, 4-6 s each
+    "tests/core/test_computer_seats.py": frozenset({"test_the_demo_previews_the_move_it_plays"}),
     # One fresh interpreter per adapter module (31, about 36 s together); the import circles
     # they would reveal are found statically, in a second, by tests/test_import_graph.py.
-    "tests/bot/test_layers.py": frozenset({"test_each_adapter_module_imports_first"}),
+    "tests/test_layers.py": frozenset({"test_each_adapter_module_imports_first"}),
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

@@ -10,7 +10,7 @@ import pytest
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from bot.words import describe
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     DRAFT_SELECT,
     bot,
     bot_factory,

@@ -19,8 +19,7 @@ from bot.core.models import GameStatus, NoticeKind, UserRef
 from bot.core.storage import NoticeStatus
 from bot.words.catalogue import Text
 from engine.views import public_view
-from tests.bot.conftest import play_out
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     answer_text,
     bot,
     bot_factory,
@@ -30,6 +29,7 @@ from tests.bot_ui.harness import (
     turn_via,
     wait_panel,
 )
+from tests.core.conftest import play_out
 from tests.e2e.test_bot_resilience import name_of
 from tests.fakediscord import DiscordEnv, perm_bits
 

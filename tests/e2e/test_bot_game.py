@@ -18,7 +18,7 @@ from bot.words import narration
 from bot.words.catalogue import Text
 from engine.events import ScenarioResult
 from render import theme
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     CELL_SELECT,
     DRAFT_SELECT,
     answer_text,

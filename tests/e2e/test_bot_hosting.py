@@ -20,7 +20,7 @@ from bot.words import describe, terms
 from bot.words.catalogue import Text
 from engine.hexgrid import cell_name
 from engine.views import public_view
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     CELL_SELECT,
     answer_text,
     bot,
@@ -29,8 +29,8 @@ from tests.bot_ui.harness import (
     turn_via,
     wait_panel,
 )
-from tests.bot_ui.test_describe import cell_segments
 from tests.fakediscord import DiscordEnv, perm_bits
+from tests.words.test_describe import cell_segments
 
 pytestmark = pytest.mark.fakediscord(interaction_deadline=3.0)
 

@@ -26,8 +26,7 @@ from data import load_catalog
 from engine.quilt_record import score_record
 from render import achievements_layout, frame_count
 from render.achievements import OPEN_FILL, SCENARIO_EARNED
-from tests.bot.conftest import seeds
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     DRAFT_SELECT,
     bot,
     bot_factory,
@@ -37,6 +36,7 @@ from tests.bot_ui.harness import (
     turn_via,
     wait_panel,
 )
+from tests.core.conftest import seeds
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeMessage
 
@@ -136,7 +136,7 @@ async def test_a_passed_scenario_on_the_score_sheet_and_the_progress_track(
     record = json.loads(data)
     assert record["game"] == game.id and len(record["moves"]) == game.ply
     assert score_record(CATALOG, record["quilts"][0]) == record["players"][0]["score"]
-    assert b"seed" not in data and b"bag" not in data  # (the seed's digits: tests/bot)
+    assert b"seed" not in data and b"bag" not in data  # (the seed's digits: tests/core)
     # Someone who did not play it gets no record.
     refused = await env.slash("bob", "calico", "record", options={"game": game.id})
     await refused.wait_response()

@@ -12,7 +12,7 @@ import pytest
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from bot.words.catalogue import Text
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     DRAFT_SELECT,
     answer_text,
     bot,

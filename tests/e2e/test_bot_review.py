@@ -28,7 +28,7 @@ from bot.words.catalogue import Text
 from engine.ai.review import engine_move
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.bot_ui.harness import (
+from tests.adapter.harness import (
     CELL_SELECT,
     answer_text,
     bot,
@@ -269,7 +269,7 @@ async def test_hints_in_a_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> 
 async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path: Path) -> None:
     """``/calico start hints:on`` says so in the lobby and puts the Hint button in the turn
     DMs; without it a shared table has none (a forged click is refused by the manager:
-    ``tests/bot/test_review.py``)."""
+    ``tests/core/test_review.py``)."""
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "t.sqlite3", FakeClock()))
     panels = {}

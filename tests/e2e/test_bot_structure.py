@@ -13,7 +13,7 @@ from bot.adapter.ui import custom_ids as ids
 from bot.core.clock import FakeClock
 from bot.words import answers
 from bot.words.catalogue import Text
-from tests.bot_ui.harness import answer_text, bot, bot_factory, custom_ids
+from tests.adapter.harness import answer_text, bot, bot_factory, custom_ids
 from tests.fakediscord import DiscordEnv
 
 EXPECTED = {"start", "solo", "hand", "board", "status", "games", "leave", "abandon", "rules",

@@ -14,7 +14,7 @@ import pytest
 from bot.adapter.client import CalicoBot
 from bot.core.clock import FakeClock
 from bot.settings import Settings
-from tests.bot_ui.harness import settle
+from tests.adapter.harness import settle
 from tests.e2e.procs import BotProcess
 from tests.fakediscord import DiscordEnv
 

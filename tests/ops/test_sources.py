@@ -17,7 +17,7 @@ from bot.core.outbox import NullDelivery
 from bot.ops.health import HealthCheck, HealthThresholds
 from bot.ops.metrics import MeteredSweeper, Metrics
 from bot.ops.sources import CoreHealthSource, GatewayStatus, core_scrape_sources, gateway_status
-from tests.bot.conftest import ANN, BOB, new_game, seeds, step
+from tests.core.conftest import ANN, BOB, new_game, seeds, step
 from tests.ops.conftest import scrape, value
 
 

@@ -15,7 +15,7 @@ from engine.rules import apply, legal_moves
 from engine.scoring import breakdown
 from engine.state import GameState, Phase
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
+from tests.engine.ai.conftest import random_state, seat_to_move
 
 
 def _draws(state: GameState) -> tuple[int, ...]:

@@ -13,8 +13,8 @@ from engine.config import GameOptions, Restriction
 from engine.rules import legal_moves
 from engine.state import Phase
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
-from tests.engine_ai.test_fair_play import _hidden_twin
+from tests.engine.ai.conftest import random_state, seat_to_move
+from tests.engine.ai.test_fair_play import _hidden_twin
 
 FAST = {"samples": 3, "depth": 3}
 

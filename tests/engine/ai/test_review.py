@@ -32,8 +32,8 @@ from engine.serialize import game_record
 from engine.setup import new_game
 from engine.state import GameState, Phase
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
-from tests.engine_ai.test_fair_play import _hidden_twin
+from tests.engine.ai.conftest import random_state, seat_to_move
+from tests.engine.ai.test_fair_play import _hidden_twin
 
 SEED = 17  # the review's own seed in these tests
 FAST = {"samples": 4, "depth": 4}  # a small review: same code paths, quicker tests

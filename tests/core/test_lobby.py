@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
 from engine.config import STORED, Setup
-from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
+from tests.core.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
 
 
 async def refused(m: Manager, game_id: int, code: str, call) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,7 @@ from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameStatus, Notice, NoticeKind
 from bot.core.outbox import DeliveryError, Receipt
 from bot.core.storage import GameWrite, NoticeDraft, ResultRow
-from tests.bot.conftest import ANN, BOB, CAT, DAN, RecordingDelivery, new_game, seeds, step
+from tests.core.conftest import ANN, BOB, CAT, DAN, RecordingDelivery, new_game, seeds, step
 
 
 async def raw_sql(m: Manager, sql: str) -> None:
@@ -149,7 +149,7 @@ async def test_retention_prunes_only_what_may_be_pruned(manager: Manager,
                                                         clock: FakeClock) -> None:
     over = await new_game(manager, people=(BOB,), setup="beginner")
     rng = random.Random(4)
-    from tests.bot.conftest import play_out
+    from tests.core.conftest import play_out
 
     over = await play_out(manager, over, rng)
     playing = await new_game(manager, host=CAT, people=(DAN,), setup="beginner")
@@ -232,7 +232,7 @@ async def test_only_a_few_ended_games_stay_parsed_in_memory(db_path: str,
                                                             clock: FakeClock) -> None:
     """Ended games leave the cache beyond the newest few (memory stays flat under steady
     play), and a game that left it still reads back whole from storage."""
-    from tests.bot.conftest import play_out
+    from tests.core.conftest import play_out
 
     m = await Manager.open(db_path, clock=clock, seed_source=seeds(), exclusive=False,
                            config=ManagerConfig(ended_cache_size=2))

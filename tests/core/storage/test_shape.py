@@ -11,7 +11,7 @@ import pytest
 from bot.core.storage import dialect, sql
 from bot.core.storage.steps import Batch
 
-STORAGE = Path(__file__).resolve().parents[2] / "bot" / "core" / "storage"
+STORAGE = Path(__file__).resolve().parents[3] / "bot" / "core" / "storage"
 
 
 def imported(path: Path) -> set[str]:

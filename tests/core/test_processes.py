@@ -3,7 +3,7 @@ whatever process each click reaches, a cached game never refuses a valid click, 
 delivered by exactly one dispatcher, each due timer fires once, and a computer turn a process
 left unfinished is finished by another.
 
-The "processes" are real OS processes (``tests/bot/worker.py``) where the point is the process
+The "processes" are real OS processes (``tests/core/worker.py``) where the point is the process
 boundary, and separate Manager instances (separate stores, caches and connections) otherwise.
 """
 
@@ -20,7 +20,7 @@ from bot.core import flow
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, NoticeKind
-from tests.bot.conftest import ANN, BOB, CAT, DAN, any_move, new_game, seeds, step
+from tests.core.conftest import ANN, BOB, CAT, DAN, any_move, new_game, seeds, step
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 async def worker(*args: object) -> dict[str, object]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.bot.worker", *map(str, args), cwd=ROOT,
+        sys.executable, "-m", "tests.core.worker", *map(str, args), cwd=ROOT,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode == 0, err.decode()[-2000:]

@@ -14,7 +14,7 @@ from bot.ops.logs import RedactFilter
 from bot.settings import Settings, environ_names, parse_ids
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.not-a-real-token-but-long-enough"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameStatus, Notice, NoticeKind
 from bot.core.outbox import DeliveryError, Dispatcher, Receipt
-from tests.bot.conftest import (
+from tests.core.conftest import (
     ANN,
     BOB,
     CAT,

@@ -16,7 +16,7 @@ from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, ManagerError, NoticeKind, UserRef
 from engine.views import public_view
-from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, play_out
+from tests.core.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, play_out
 
 OTHER_GUILD = 501
 

@@ -11,7 +11,7 @@ from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, NoticeKind, TimeoutAction
 from bot.core.storage import TimerRow
 from bot.core.timers import Step, decide
-from tests.bot.conftest import ANN, BOB, CAT, DAN, new_game, step
+from tests.core.conftest import ANN, BOB, CAT, DAN, new_game, step
 
 
 async def notices(m: Manager, game_id: int | None, kind: NoticeKind) -> list:  # type: ignore[type-arg]

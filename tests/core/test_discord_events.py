@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, NoticeKind
-from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game
+from tests.core.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game
 
 
 async def test_channel_gone_ends_its_games_silently(manager: Manager) -> None:

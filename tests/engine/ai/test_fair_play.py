@@ -15,7 +15,7 @@ from engine.rules import legal_moves
 from engine.state import GameState, Phase
 from engine.tiles import KINDS
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
+from tests.engine.ai.conftest import random_state, seat_to_move
 
 
 def _hidden_twin(state: GameState, seat: int) -> GameState:

@@ -25,7 +25,7 @@ from bot.core.review import (
 from engine.ai.review import Review, decisions_from_states, review
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.bot.conftest import (
+from tests.core.conftest import (
     ANN,
     BOB,
     GUILD,
@@ -35,7 +35,7 @@ from tests.bot.conftest import (
     snapshot,
     step,
 )
-from tests.engine_ai.test_fair_play import _hidden_twin
+from tests.engine.ai.test_fair_play import _hidden_twin
 
 
 @pytest.fixture

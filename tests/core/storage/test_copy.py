@@ -15,7 +15,7 @@ from bot.core.manager import Manager
 from bot.core.storage import StorageError, open_store
 from bot.core.storage.base import TABLES
 from bot.core.storage.copy import copy_database
-from tests.bot.conftest import BOB, CAT, RecordingDelivery, new_game, play_out, seeds, step
+from tests.core.conftest import BOB, CAT, RecordingDelivery, new_game, play_out, seeds, step
 
 
 async def rows_of(location: str) -> dict[str, list[tuple[object, ...]]]:

@@ -14,7 +14,7 @@ from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, NoticeKind
 from bot.core.outbox import DeliveryError, NullDelivery
 from bot.core.storage import Lane, Store
-from tests.bot.conftest import ANN, BOB, CAT, RecordingDelivery, new_game, play_out, step
+from tests.core.conftest import ANN, BOB, CAT, RecordingDelivery, new_game, play_out, step
 
 
 async def test_delivered_counts_are_kept(manager: Manager) -> None:

@@ -14,7 +14,7 @@ import pytest
 import bot.adapter
 import bot.core
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def modules(package: object) -> list[str]:

@@ -1,5 +1,5 @@
 """A bot process in miniature, for the tests of several processes on one PostgreSQL database:
-``python -m tests.bot.worker COMMAND DB ...`` runs one job through a real Manager in its own OS
+``python -m tests.core.worker COMMAND DB ...`` runs one job through a real Manager in its own OS
 process and prints what it did as JSON on standard output.
 
 - ``click DB GAME USER PLY MOVE N``: N identical ``play_turn`` calls at once;

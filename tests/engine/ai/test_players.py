@@ -18,7 +18,7 @@ from engine.scoring import breakdown
 from engine.setup import new_game
 from engine.state import GameState, Phase
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
+from tests.engine.ai.conftest import random_state, seat_to_move
 
 LEVEL_NAMES = ["easy", "normal", "strong"]
 

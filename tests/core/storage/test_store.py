@@ -23,8 +23,8 @@ from engine.rules import apply, legal_moves
 from engine.serialize import state_to_json
 from engine.setup import new_game
 from engine.state import Phase
-from tests.bot.conftest import ANN
-from tests.bot.conftest import new_game as make_game
+from tests.core.conftest import ANN
+from tests.core.conftest import new_game as make_game
 
 
 async def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:

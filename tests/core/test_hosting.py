@@ -15,7 +15,7 @@ from bot.core.models import ErrorCode, ManagerError, TimeoutAction, UserRef
 from bot.core.servers import ServerSettings
 from bot.words.catalogue import Text
 from bot.words.replies import reply_for
-from tests.bot.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game, opts, seeds
+from tests.core.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game, opts, seeds
 
 # --------------------------------------------------------------------------- server settings
 

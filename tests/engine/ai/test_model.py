@@ -15,7 +15,7 @@ from engine.moves import PlaceTile
 from engine.rules import apply, legal_moves
 from engine.state import Phase
 from engine.views import private_view
-from tests.engine_ai.conftest import random_state, seat_to_move
+from tests.engine.ai.conftest import random_state, seat_to_move
 
 
 @pytest.mark.parametrize("seed", range(6))

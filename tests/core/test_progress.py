@@ -33,7 +33,7 @@ from engine.config import Restriction
 from engine.quilt_record import score_record
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.bot.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds
+from tests.core.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds
 
 CATALOG = load_catalog()
 CHART = CATALOG.achievements

@@ -16,7 +16,7 @@ from bot.core.models import GameStatus, NoticeKind, UserRef
 from bot.demo import DemoLocales, run_demo
 from bot.words import posts, terms
 from bot.words.catalogue import Text
-from tests.bot.conftest import ANN, CHANNEL, GUILD, THREAD, opts, play_out
+from tests.core.conftest import ANN, CHANNEL, GUILD, THREAD, opts, play_out
 
 SAM = UserRef(1009, "sam")
 
@@ -88,7 +88,7 @@ async def test_a_seat_handed_to_a_computer_is_not_credited_to_the_person(
 
 
 async def play_one(manager: Manager, g: object, user_id: int) -> object:
-    from tests.bot.conftest import step
+    from tests.core.conftest import step
 
     return await step(manager, g, user_id)  # type: ignore[arg-type]
 

@@ -17,7 +17,7 @@ from engine.errors import BadMoveError, EngineError
 from engine.events import GameOver
 from engine.rules import apply, legal_moves
 from engine.state import Phase
-from tests.bot.conftest import (
+from tests.core.conftest import (
     ANN,
     BOB,
     CAT,
