@@ -31,7 +31,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from bot.core import flow
 from bot.core.clock import from_ms, to_ms
@@ -45,7 +45,7 @@ from bot.core.models import (
     NoticeKind,
     UserRef,
 )
-from bot.core.storage import NoticeDraft, SeatRow, Store
+from bot.core.storage import ChallengeStore, NoticeDraft, SeatRow, ServerStore
 from bot.core.storage.base import ChallengeRow, DuplicateEntryError, EntryRow
 from bot.core.storage.codec import event_dict
 from engine.config import STORED
@@ -192,7 +192,7 @@ def _ranked(rows: list[tuple[EntryRow, str]]) -> tuple[BoardLine, ...]:
     return tuple(out)
 
 
-async def board(store: Store, week: str, guild_id: int | None, score: int | None = None,
+async def board(store: ChallengeStore, week: str, guild_id: int | None, score: int | None = None,
                 limit: int = BOARD_SIZE) -> Board:
     """The week's best attempts (one server, or everywhere), with the rank of ``score``."""
     rows = await store.challenge_board(week, guild_id, limit)
@@ -259,7 +259,7 @@ def guild_setting(data: str | None, key: str) -> Any:
     return settings.get(key) if isinstance(settings, dict) else None
 
 
-async def challenge_channel(store: Store, guild_id: int) -> int | None:
+async def challenge_channel(store: ServerStore, guild_id: int) -> int | None:
     """The channel a server chose for the weekly summary (``/calico admin``), if any."""
     value = guild_setting(await store.guild_settings(guild_id), CHANNEL_KEY)
     if isinstance(value, int) and value > 0:
@@ -274,7 +274,11 @@ def summary_key(week: str, index: int) -> str:
     return f"cw{week}.{index}"
 
 
-async def summary_notices(store: Store, row: ChallengeRow) -> list[NoticeDraft]:
+class SummaryStore(ChallengeStore, ServerStore, Protocol):
+    """What a week's summary reads: the challenge's boards and each server's settings."""
+
+
+async def summary_notices(store: SummaryStore, row: ChallengeRow) -> list[NoticeDraft]:
     """One summary per server with finished attempts and a challenge channel."""
     guilds = await store.challenge_guilds(row.week)
     if not guilds:

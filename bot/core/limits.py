@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.core.models import ManagerError
-from bot.core.storage import Store
+from bot.core.storage import GameStore
 
 TOO_MANY_LOBBIES: Final = "too_many_lobbies"
 TOO_MANY_GAMES: Final = "too_many_games"
@@ -50,7 +50,7 @@ class GameLimits:
 GameHost = Callable[[int], Awaitable[tuple[str, int]]]
 
 
-async def check_new_game(store: Store, user_id: int, limits: GameLimits, *, hosting: bool,
+async def check_new_game(store: GameStore, user_id: int, limits: GameLimits, *, hosting: bool,
                          game_host: GameHost) -> None:
     """Raise :class:`LimitError` if ``user_id`` may not take one more game (``hosting``: one
     they would host, as a new lobby)."""

@@ -25,7 +25,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.core.models import TimeoutAction
-from bot.core.storage import Store
+from bot.core.storage import ServerStore
 
 log = logging.getLogger("calico.servers")
 
@@ -107,7 +107,7 @@ class ServerSettings(BaseModel):
 class ServerSettingsCache:
     """Reads and writes :class:`ServerSettings` (see the module docstring)."""
 
-    def __init__(self, store: Store, now_ms: Callable[[], int], *, ttl: float = 15.0,
+    def __init__(self, store: ServerStore, now_ms: Callable[[], int], *, ttl: float = 15.0,
                  size: int = 4096) -> None:
         self.store = store
         self.now_ms = now_ms

@@ -14,7 +14,7 @@ widget's default look. A new button is one entry here plus its handler in
 :data:`bot.adapter.ui.flows.ROUTES`.
 
 The wire format must never change for a kind already posted (buttons on old messages must keep
-working): ``tests/bot_ui/test_custom_id_table.py`` pins every kind's encoding and regex.
+working): ``tests/adapter/ui/test_custom_id_table.py`` pins every kind's encoding and regex.
 
 =========================================  ===============================================
 ``calico:l:<action>:<game>``               lobby buttons (join, leave, cpu, start, cancel, pet)
