@@ -5,12 +5,23 @@ The work is pure-Python search, so a thread would hold the interpreter lock and 
 loop: it runs in separate processes instead. At most ``workers + max_waiting`` jobs are in
 flight; past that :meth:`WorkerPool.run` refuses at once (each kind of pool says how, with its
 own error), so a burst of work can never pile up unbounded time or memory.
+
+Workers die with the bot: however the bot process ends (SIGKILL, the OOM killer, a crash), its
+workers follow within a second (:func:`follow_parent`), and with them the multiprocessing
+resource tracker they share (it exits when the last process holding its pipe is gone). Without
+that, every crash under a restart loop would leave another set of idle processes behind.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -27,6 +38,38 @@ def keep_recent(seconds: list[float]) -> None:
         del seconds[:RECENT // 2]
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def follow_parent(parent: int) -> None:
+    """In a worker process: end it when ``parent`` (the bot) is gone. On Linux the kernel sends
+    SIGKILL the moment the parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon
+    thread checks every second that the parent is still ``parent`` (a child is handed to
+    another process when its parent dies) and exits otherwise."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # gone before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="calico-parent-watch",
+                     daemon=True).start()
+
+
+def _start_worker(parent: int, warm: Callable[[], None]) -> None:
+    """Each worker's initializer: follow the parent, then warm up."""
+    follow_parent(parent)
+    warm()
+
+
 class WorkerPool:
     """``workers`` processes, started on first use, each running ``warm`` once when it starts."""
 
@@ -35,9 +78,11 @@ class WorkerPool:
         self.max_waiting = max_waiting
         self._warm = warm
         # spawn: a fresh interpreter, not a fork of a process with an event loop and threads.
+        # The kernel's parent of a worker is the thread that started it (the event loop's,
+        # through run): the pool lives no longer than that loop anyway.
         self._executor = ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=warm)
+            initializer=_start_worker, initargs=(os.getpid(), warm))
         self._in_flight = 0
 
     @property

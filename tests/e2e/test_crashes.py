@@ -6,7 +6,10 @@ clean shutdown: SIGTERM lets a click in flight finish and exits 0 well within 30
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -156,3 +159,31 @@ async def test_sigterm_lets_a_click_in_flight_finish_and_exits_cleanly(
         assert game.status is GameStatus.PLAY
     finally:
         await again.stop()
+
+
+async def test_the_computer_workers_die_with_a_killed_bot(discord_env: DiscordEnv,
+                                                          tmp_path: Path) -> None:
+    """Issue 20, item 10: SIGKILL the real bot (as the OOM killer or a supervisor would) and its
+    computer players' worker processes and their resource tracker end too, within seconds."""
+    from tests.procfs import alive, command, descendants, wait_gone
+
+    bot = await started_bot(discord_env, tmp_path / "calico.sqlite3", tmp_path, "workers",
+                            calico_ai_workers="1")
+    children: dict[int, int] = {}
+    try:
+        # The pool is warmed at start: one worker and the tracker.
+        end = time.monotonic() + 30
+        while len(children) < 2 and time.monotonic() < end:
+            await asyncio.sleep(0.2)
+            children = descendants(bot.pid)
+        assert len(children) >= 2, ({p: command(p) for p in children}, bot.log()[-2000:])
+        bot.kill()
+        await bot.wait(10)
+        left = await asyncio.to_thread(wait_gone, children, 5.0)
+        assert not left, f"still running after the bot was killed: " \
+                         f"{ {p: command(p) for p in left} }"
+    finally:
+        await bot.stop()
+        for pid in alive(children):  # only what this test started, should it fail
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
