@@ -31,7 +31,6 @@ import zlib
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Any, TypeAlias, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
@@ -39,6 +38,7 @@ from asyncpg.pool import PoolConnectionProxy
 from bot.core.storage import dialect, sql
 from bot.core.storage.base import TABLES, StorageError
 from bot.core.storage.dialect import CHANNEL
+from bot.core.storage.secrets import redact
 from bot.core.storage.sqlstore import SqlStore
 from bot.core.storage.steps import (
     Claim,
@@ -82,15 +82,6 @@ def migrations() -> list[tuple[int, str]]:
 
 def latest_version() -> int:
     return len(migrations())
-
-
-def redact(url: str) -> str:
-    """The URL without its password (for logs and messages)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _count(status: str) -> int:
