@@ -2,14 +2,19 @@
 
 - ``calico-bot`` with no token: explains how to get one, then plays the offline demo.
 - ``calico-bot`` or ``calico-bot run`` with ``DISCORD_TOKEN`` set (environment or ``.env``):
-  runs until SIGTERM or SIGINT, then shuts down cleanly (exit status 0).
+  runs until SIGTERM or SIGINT, then shuts down cleanly (exit status 0). ``run`` (or ``sync``)
+  with no token says a token is needed and exits 2.
 - ``calico-bot sync``: pushes the slash commands to Discord now, then exits.
-- ``calico-bot demo [--out DIR] [--players N] [--seed S]``: a whole game between computer
+- ``calico-bot demo [--out DIR] [--players 1-4] [--seed S]``: a whole game between computer
   players through the real manager, written as a transcript with pictures. No token needed.
 - ``calico-bot check``: the database's full integrity check (works while the bot runs).
 - ``calico-bot backup FILE``: a consistent copy of the live SQLite database, checked.
 - ``calico-bot migrate-db FROM TO``: copy every row from one database to another (SQLite to
   PostgreSQL, or back), checking row counts.
+
+``check``, ``backup`` and ``migrate-db`` refuse a missing (or empty) SQLite database with
+``no database at PATH`` and exit 2, creating nothing. A bad setting stops every command with one
+line per setting naming its environment variable (exit 2). A database password is never shown.
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import discord
+from pydantic import ValidationError
 
 from bot.ops import logs
-from bot.settings import Settings
+from bot.settings import Settings, bad_settings
 
 log = logging.getLogger("calico")
 
@@ -45,10 +52,26 @@ calico-bot needs a Discord bot token to go online. To get one:
          DISCORD_TOKEN=your-token-here
      (see .env.example; CALICO_DEV_GUILD=<server id> makes commands appear instantly there).
   5. Run `calico-bot` again (or `calico-bot run`).
+"""
 
+PLAYING_THE_DEMO = """\
 Meanwhile, here is the bot playing a game offline: `calico-bot demo` writes what players
 would see in Discord (thread posts, DMs and pictures) into a folder.
 """
+
+MIN_PLAYERS, MAX_PLAYERS = 1, 4
+
+
+def _players(text: str) -> int:
+    """``--players``: a whole number from 1 to 4 (argparse refuses anything else)."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(
+            f"{count} players: Calico is played by {MIN_PLAYERS} to {MAX_PLAYERS}")
+    return count
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("sync", help="push the slash commands to Discord now and exit")
     demo = sub.add_parser("demo", help="play an offline demo game into a folder")
     demo.add_argument("--out", default="calico-demo", help="folder for the transcript and PNGs")
-    demo.add_argument("--players", type=int, default=2, help="1 to 4 players")
+    demo.add_argument("--players", type=_players, default=2,
+                      help=f"{MIN_PLAYERS} to {MAX_PLAYERS} players")
     demo.add_argument("--seed", type=int, default=None, help="the same seed, the same game")
     check = sub.add_parser("check", help="run the database's full integrity check")
     check.add_argument("db", nargs="?", help="the database (default: CALICO_DB)")
@@ -132,12 +156,34 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
 
 
-async def _check(location: str) -> int:
+FROM_SETTINGS = "set CALICO_DB, or run from the bot's folder"
+
+
+def _no_database(location: str, hint: str = FROM_SETTINGS) -> str | None:
+    """Why ``location`` holds no database to read (a missing or empty SQLite file), or None.
+    The commands that read a database refuse such a path rather than create a file there."""
+    from bot.core.storage import is_postgres
+
+    if is_postgres(location):
+        return None
+    path = Path(location)
+    if not path.exists():
+        return f"no database at {path.resolve()} ({hint})"
+    if path.is_file() and path.stat().st_size == 0:
+        return f"no database at {path.resolve()} (the file is empty)"
+    return None
+
+
+async def _check(location: str, hint: str = FROM_SETTINGS) -> int:
     import sqlite3
 
     from bot.core.storage import StorageError, is_postgres, open_store
-    from bot.core.storage.postgres.store import redact
+    from bot.core.storage.secrets import redact, scrub
 
+    missing = _no_database(location, hint)
+    if missing:
+        print(f"check: {missing}", file=sys.stderr)
+        return 2
     try:
         if is_postgres(location):
             store = await open_store(location)
@@ -152,11 +198,11 @@ async def _check(location: str) -> int:
     except (StorageError, sqlite3.DatabaseError) as e:
         # Too damaged for the check to run at all (or not a calico-bot database): said plainly.
         problems = [f"{type(e).__name__}: {e}"]
-    shown = redact(location) if is_postgres(location) else location
+    shown = redact(location)
     if problems:
         print(f"{shown}: {len(problems)} problem(s) found:")
         for line in problems[:20]:
-            print(f"  {line}")
+            print(f"  {scrub(line, location)}")
         return 1
     print(f"{shown}: ok")
     return 0
@@ -173,6 +219,18 @@ async def _backup(location: str, target: str) -> int:
         return 2
     from bot.core.storage import StorageError
 
+    missing = _no_database(location)
+    if missing:
+        print(f"backup: {missing}", file=sys.stderr)
+        return 2
+    folder = Path(target).parent
+    if not folder.is_dir():
+        try:
+            folder.mkdir(parents=True)
+        except OSError as e:
+            print(f"backup: cannot create the folder {folder}: {e}", file=sys.stderr)
+            return 1
+        print(f"created the folder {folder}")
     try:
         problems = await backup(location, target)
     except StorageError as e:
@@ -187,8 +245,17 @@ async def _backup(location: str, target: str) -> int:
 
 
 async def _migrate(source: str, target: str) -> int:
+    from bot.core.storage import is_postgres
     from bot.core.storage.copy import copy_database
 
+    missing = _no_database(source, "check the path")
+    if missing:
+        print(f"migrate-db: {missing}; nothing copied", file=sys.stderr)
+        return 2
+    if not is_postgres(target) and not Path(target).parent.is_dir():
+        print(f"migrate-db: no folder {Path(target).parent.resolve()} for {target}",
+              file=sys.stderr)
+        return 2
     report = await copy_database(source, target)
     for table, (copied, counted) in report.items():
         print(f"  {table}: {copied} rows copied, {counted} in the target")
@@ -198,9 +265,16 @@ async def _migrate(source: str, target: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValidationError as e:
+        for line in bad_settings(e):
+            print(f"calico-bot: {line}", file=sys.stderr)
+        return 2
+    from bot.core.storage.secrets import url_secrets
+
     logs.configure(settings.log_level, json=settings.log_json,
-                   secret=settings.token.get_secret_value())
+                   secret=[settings.token.get_secret_value(), *url_secrets(settings.db_path)])
     command = args.command
     if command == "demo":
         from bot.demo import main as demo_main
@@ -208,7 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         demo_main(args.out, args.players, args.seed)
         return 0
     if command == "check":
-        return asyncio.run(_check(args.db or settings.db_path))
+        if args.db:
+            return asyncio.run(_check(args.db, "check the path"))
+        return asyncio.run(_check(settings.db_path))
     if command == "backup":
         return asyncio.run(_backup(settings.db_path, args.file))
     if command == "migrate-db":
@@ -217,22 +293,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return asyncio.run(_migrate(args.source, args.target))
         except StorageError as e:
-            print(f"migrate-db: {e}", file=sys.stderr)
+            from bot.core.storage.secrets import scrub
+
+            print(f"migrate-db: {scrub(str(e), args.source, args.target)}", file=sys.stderr)
             return 1
     if not settings.has_token:
-        print(HOW_TO_GET_A_TOKEN)
         if command is None:
+            print(HOW_TO_GET_A_TOKEN)
+            print(PLAYING_THE_DEMO)
             from bot.demo import main as demo_main
 
             demo_main()
             return 0
+        print(f"calico-bot {command} needs a Discord bot token: DISCORD_TOKEN is not set (in "
+              "the environment or a .env file here). Nothing was started.\n", file=sys.stderr)
+        print(HOW_TO_GET_A_TOKEN, file=sys.stderr)
         return 2
     from bot.core.storage import StorageError
 
     try:
         asyncio.run(_run(settings, sync_only=command == "sync"))
     except StorageError as e:
-        print(f"calico-bot: {e}", file=sys.stderr)
+        from bot.core.storage.secrets import scrub
+
+        print(f"calico-bot: {scrub(str(e), settings.db_path)}", file=sys.stderr)
         return 1
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN (reset it in the developer "

@@ -12,7 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -86,7 +93,10 @@ class Settings(BaseSettings):
     @classmethod
     def _ids(cls, value: Any) -> Any:
         if isinstance(value, str):
-            return parse_ids(value) or None
+            try:
+                return parse_ids(value) or None
+            except ValueError:
+                raise ValueError("expected shard ids such as 0,1,4 or 0-3") from None
         if isinstance(value, int):
             return [value]
         return value
@@ -117,9 +127,7 @@ class Settings(BaseSettings):
     @property
     def db_shown(self) -> str:
         """The database for logs (a URL without its password)."""
-        if not self.uses_postgres:
-            return self.db_path
-        from bot.core.storage.postgres.store import redact
+        from bot.core.storage.secrets import redact
 
         return redact(self.db_path)
 
@@ -146,4 +154,32 @@ def environ_names() -> dict[str, str]:
     return names
 
 
-__all__ = ["Settings", "environ_names", "parse_ids"]
+# Settings whose values are never repeated in a message (a URL may carry a password).
+_SECRET_FIELDS = frozenset({"token", "db_path"})
+
+
+def bad_settings(error: ValidationError) -> list[str]:
+    """One line per bad setting of ``error`` (from :meth:`Settings.from_env`), naming the
+    environment variable an operator sets, e.g. ``CALICO_MAX_LOBBIES=abc: Input should be a
+    valid integer``. A secret's value is never repeated."""
+    names = environ_names()
+    by_variable = {v: f for f, v in names.items()}
+    lines: list[str] = []
+    for problem in error.errors():
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        message = message.split(", unable to", 1)[0]
+        loc = problem.get("loc") or ()
+        if not loc:  # a rule between settings: its message names them
+            lines.append(message)
+            continue
+        key = str(loc[0])
+        field = key if key in names else by_variable.get(key.upper(), key)
+        variable = names.get(field, key.upper())
+        value = problem.get("input")
+        shown = "" if field in _SECRET_FIELDS or not isinstance(value, str | int | float) \
+            else f"={value}"
+        lines.append(f"{variable}{shown}: {message}")
+    return lines
+
+
+__all__ = ["Settings", "bad_settings", "environ_names", "parse_ids"]

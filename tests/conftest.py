@@ -60,6 +60,9 @@ SLOW: dict[str, frozenset[str] | None] = {
     # One fresh interpreter per adapter module (31, about 36 s together); the import circles
     # they would reveal are found statically, in a second, by tests/test_import_graph.py.
     "tests/test_layers.py": frozenset({"test_each_adapter_module_imports_first"}),
+    # Operator commands and worker pools as real processes: 1-3 s each (issue 20, 10-13).
+    "tests/test_cli.py": None,
+    "tests/core/test_workers.py": None,
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

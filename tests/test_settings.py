@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.ops.logs import RedactFilter
-from bot.settings import Settings, environ_names, parse_ids
+from bot.settings import Settings, bad_settings, environ_names, parse_ids
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.not-a-real-token-but-long-enough"
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,3 +101,35 @@ def test_token_redacted_from_logs(caplog: pytest.LogCaptureFixture,
         logger.removeFilter(redact)
     assert TOKEN not in caplog.text
     assert "[redacted]" in caplog.text
+
+
+SECRET_URL = ("postgresql://calico:UserSecret42@127.0.0.1:1/calico?sslmode=disable"
+              "&password=QuerySecret42&sslpassword=SslSecret42&passfile=/etc/PassFile42")
+SECRETS = ("UserSecret42", "QuerySecret42", "SslSecret42", "PassFile42")
+
+
+def test_settings_never_show_the_database_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CALICO_DB", SECRET_URL)
+    settings = Settings.from_env(dotenv=None)
+    for shown in (repr(settings), str(settings), settings.db_shown):
+        assert not [s for s in SECRETS if s in shown], shown
+    assert "calico:***@127.0.0.1:1" in repr(settings)
+
+
+def test_bad_settings_name_the_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CALICO_MAX_LOBBIES", "abc")
+    monkeypatch.setenv("CALICO_DB", SECRET_URL)
+    monkeypatch.setenv("CALICO_SHARD_IDS", "x")
+    with pytest.raises(ValidationError) as caught:
+        Settings.from_env(dotenv=None)
+    assert sorted(bad_settings(caught.value)) == [
+        "CALICO_MAX_LOBBIES=abc: Input should be a valid integer",
+        "CALICO_SHARD_IDS=x: expected shard ids such as 0,1,4 or 0-3",
+    ]
+    monkeypatch.delenv("CALICO_MAX_LOBBIES")
+    monkeypatch.delenv("CALICO_SHARD_IDS")
+    monkeypatch.setenv("CALICO_SHARD_IDS", "5")
+    monkeypatch.setenv("CALICO_SHARD_COUNT", "2")
+    with pytest.raises(ValidationError) as caught:
+        Settings.from_env(dotenv=None)
+    assert bad_settings(caught.value) == ["CALICO_SHARD_IDS must be below CALICO_SHARD_COUNT"]
