@@ -44,6 +44,7 @@ from bot.adapter import cooldowns, telemetry
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
+from bot.adapter.options import whole_number
 from bot.adapter.ui import flows, images
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core.clock import Clock, to_ms
@@ -318,8 +319,7 @@ class CalicoBot(commands.AutoShardedBot):
         manager = self.manager
         key = f"cluster:shard_count:{self.application_id}"
         stored = await manager.get_state(key)
-        count = configured or (int(stored) if stored and stored.isdigit() else None) \
-            or max(recommended or 1, slots)
+        count = configured or whole_number(stored) or max(recommended or 1, slots)
         if count < slots:
             raise RuntimeError(f"CALICO_SHARD_COUNT={count} is fewer than CALICO_CLUSTER_SLOTS="
                                f"{slots}: every process needs at least one shard")

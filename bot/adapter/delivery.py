@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 
 from bot.adapter.locales import Locales
+from bot.adapter.options import whole_number
 from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
@@ -72,7 +73,7 @@ def written_at(notice: Notice) -> int:
     """The game version a notice was queued with (its key is ``<game>.<version>.<index>``;
     0 when the key says nothing)."""
     parts = notice.key.split(".")
-    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+    return (whole_number(parts[1]) if len(parts) == 3 else None) or 0
 
 
 def nonce_for(key: str) -> str:

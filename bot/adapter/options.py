@@ -1,4 +1,5 @@
-"""The options of ``/calico start`` and ``/calico solo``, checked on arrival.
+"""The options of ``/calico start`` and ``/calico solo``, checked on arrival, and the numbers
+people type anywhere else (:func:`whole_number`, :func:`game_number`).
 
 Discord shows players only the choices a command offers, but nothing stops a client from
 sending any value: every option is checked here, whatever arrives, and a bad one becomes a
@@ -23,6 +24,37 @@ TIMEOUTS: Final = tuple(a.value for a in TimeoutAction)
 FIRSTS: Final = tuple(f.value for f in FirstPlayer)
 SCENARIOS: Final = range(1, 11)
 HINTS: Final = ("off", "on")
+
+
+MAX_DIGITS: Final = 19  # a Discord snowflake or a game id fits; longer is not a number of ours
+
+
+def whole_number(value: object) -> int | None:
+    """A non-negative whole number a person typed or a client sent (``"12"``, ``" 3 "``,
+    ``7``), else None. Only the digits 0-9 count: ``"²"`` is a digit to ``isdigit`` and not a
+    number to ``int``, and other scripts' digits are not what anyone means by a seat or a game
+    number. Every number a person sends the Discord layer is read here."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text or len(text) > MAX_DIGITS or not (text.isascii() and text.isdecimal()):
+        return None
+    return int(text)
+
+
+def game_number(value: object) -> int | None:
+    """The ``game`` option as it arrives: None when absent; BadOptionError when it is not a
+    game number (an autocomplete carries what is typed so far, not a checked integer)."""
+    if value is None or value == "":
+        return None
+    number = whole_number(value)
+    if number is None or number < 1:
+        raise BadOptionError("game")
+    return number
 
 
 class BadOptionError(ValueError):

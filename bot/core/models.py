@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     NOT_ENOUGH_PLAYERS = "not_enough_players"
     GAME_OVER = "game_over"
     NOT_ALLOWED = "not_allowed"
+    ALREADY_HELD = "already_held"  # an achievement row another game filled already
 
 
 class ManagerError(Exception):

@@ -350,7 +350,8 @@ async def pick(kernel: Kernel, game_id: int, user_id: int, achievement: str) -> 
     """A normal-game winner fills ``achievement`` instead of the row stored for this game (any
     other row the win fit that they do not hold). Returns the row it replaces (None: it was
     already the one filled). ManagerError ``not_a_player`` for anyone but that winner,
-    ``stale`` for a row that is not (or no longer) a choice."""
+    ``already_held`` for a row another game of theirs filled, ``stale`` for a row that is not
+    (or no longer) a choice."""
     game = await kernel.get_game(game_id)
     seat = game.seat_of(user_id)
     if seat is None:
@@ -367,6 +368,8 @@ async def pick(kernel: Kernel, game_id: int, user_id: int, achievement: str) -> 
     if achievement == old:
         return None
     others = {r.achievement for r in rows} - {old}
+    if achievement in others:
+        raise ManagerError(ErrorCode.ALREADY_HELD, f"{achievement!r} is filled by another game")
     try:
         evaluate(chart, FinishedGame.from_state(game.state), seat, already=others,
                  multiplayer=True, prefer=achievement)

@@ -11,7 +11,8 @@ Where is the message for X? The text of ...
 =====================================================  =========================================
 the catalogue itself (en / fr / pl JSON, plurals,       :mod:`.catalogue` (``Text``, ``t``; the
 fallback to English), every key below                   JSON files sit next to it)
-mentions, jump links, timestamps, clipping to a limit  :mod:`.markup`
+mentions, jump links, timestamps, clipping; a           :mod:`.markup` (``name``: every name
+player's name in a message, its Markdown escaped        put in a message goes through it)
 a colour, pattern, tile, goal, cat, cell hint, level,   :mod:`.terms`
 seat name; the goal draft's arrangement labels
 a turn's narration in the thread, what a placement      :mod:`.narration`

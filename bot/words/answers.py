@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.models import GameInfo, GameStatus, LeaderboardEntry, UserStats
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.markup import clip, jump_url, timestamp
 from bot.words.narration import score_line
@@ -45,14 +46,15 @@ def status_text(tr: Text, game: GameInfo) -> str:
     names = seat_names(game, tr)
     state = game.state
     if game.status is GameStatus.LOBBY:
-        lines.append(tr("status.lobby", seats=", ".join(names) or "—"))
+        lines.append(tr("status.lobby", seats=", ".join(map(markup.name, names)) or "—"))
     elif game.status is GameStatus.DRAFT:
         lines.append(tr("status.draft"))
     elif game.status is GameStatus.PLAY and state is not None:
         seat = state.current_seat
         total = 22 * state.config.players
         if seat is not None:
-            lines.append(tr("status.turn", turn=state.turn + 1, total=total, name=names[seat]))
+            lines.append(tr("status.turn", turn=state.turn + 1, total=total,
+                            name=markup.name(names[seat])))
         if game.deadline_at is not None and game.options.players > 1:
             lines.append(tr("status.deadline", deadline=timestamp(game.deadline_at)))
         market = ", ".join(tile_code_name(tr, state.config, t) for t in state.market)
@@ -84,10 +86,10 @@ def games_text(tr: Text, games: Sequence[GameInfo], user_id: int) -> str:
 
 def stats_text(tr: Text, name: str, stats: UserStats) -> str:
     if not stats.games:
-        return tr("stats.title", name=name) + "\n" + tr("stats.none")
+        return tr("stats.title", name=markup.name(name)) + "\n" + tr("stats.none")
     average = "—" if stats.average is None else f"{stats.average:.1f}"
     best = "—" if stats.best is None else str(stats.best)
-    return tr("stats.title", name=name) + "\n" + tr(
+    return tr("stats.title", name=markup.name(name)) + "\n" + tr(
         "stats.body", played=stats.games, wins=stats.wins, best=best, average=average)
 
 
@@ -96,6 +98,6 @@ def leaderboard_text(tr: Text, entries: Sequence[LeaderboardEntry]) -> str:
         return tr("leaderboard.none")
     lines = [tr("leaderboard.title")]
     for rank_no, e in enumerate(entries, 1):
-        lines.append(tr("leaderboard.line", rank=rank_no, name=e.name, wins=e.wins,
+        lines.append(tr("leaderboard.line", rank=rank_no, name=markup.name(e.name), wins=e.wins,
                         best=e.best, played=e.games))
     return clip("\n".join(lines), 2000)

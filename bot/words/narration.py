@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.terms import cat_name, color_name, pattern_name, tile_name
 from engine.events import (
@@ -62,25 +63,28 @@ def preview_text(tr: Text, tile: str, cell: str, events: Sequence[Event]) -> str
 
 
 def narrate_turn(
-    tr: Text, name: str, events: Sequence[Event], *, autoplayed: bool = False
+    tr: Text, name: str | None, events: Sequence[Event], *, autoplayed: bool = False
 ) -> str:
-    """The thread's friendly account of one turn (placement, tokens, market), in a few lines."""
+    """The thread's friendly account of one turn (placement, tokens, market), in a few lines.
+    ``name`` None: told to the player who played it ("you sewed...", "your quilt...")."""
     placed = next((e for e in events if isinstance(e, TilePlaced)), None)
     taken = next((e for e in events if isinstance(e, TileTaken)), None)
+    you = "_you" if name is None else ""
+    who = {} if name is None else {"name": markup.name(name)}
     lines: list[str] = []
     if any(isinstance(e, GoalsChosen) for e in events):
-        lines.append(tr("narrate.goals", name=name))
+        lines.append(tr(f"narrate.goals{you}", **who))
     if any(isinstance(e, GameStarted) for e in events):
         lines.append(tr("narrate.all_goals"))
     if placed is not None:
         tile = tile_name(tr, placed.color, placed.pattern)
         if taken is not None:
-            lines.append(tr("narrate.place_take", name=name, tile=tile, cell=placed.cell,
+            lines.append(tr(f"narrate.place_take{you}", **who, tile=tile, cell=placed.cell,
                             taken=tile_name(tr, taken.color, taken.pattern)))
         else:
-            lines.append(tr("narrate.place", name=name, tile=tile, cell=placed.cell))
+            lines.append(tr(f"narrate.place{you}", **who, tile=tile, cell=placed.cell))
         if placed.number >= 22:
-            lines.append(tr("narrate.quilt_done", name=name))
+            lines.append(tr(f"narrate.quilt_done{you}", **who))
     for gain in gain_lines(tr, events):
         lines.append(gain)
     discarded = [e for e in events if isinstance(e, MarketDiscarded)]
@@ -92,8 +96,8 @@ def narrate_turn(
         lines.append(tr("narrate.refill", tiles=", ".join(new), count=len(new)))
     elif refills:
         lines.append(tr("narrate.bag_empty"))
-    if autoplayed:
-        lines.append(tr("narrate.autoplayed", name=name))
+    if autoplayed and name is not None:
+        lines.append(tr("narrate.autoplayed", **who))
     return "\n".join(lines)
 
 
@@ -102,11 +106,11 @@ def winner_text(tr: Text, names: Sequence[str], over: GameOver) -> str:
     winners = [names[i] for i in over.winners]
     top = over.totals[over.winners[0]] if over.winners else 0
     if len(names) == 1:
-        return tr("over.solo", name=names[0], points=top, count=top)
+        return tr("over.solo", name=markup.name(names[0]), points=top, count=top)
     if len(winners) > 1:
-        return tr("over.shared", names=", ".join(f"**{w}**" for w in winners), points=top,
-                  count=top)
-    text = tr("over.winner", name=winners[0], points=top, count=top)
+        shared = ", ".join(f"**{markup.name(w)}**" for w in winners)
+        return tr("over.shared", names=shared, points=top, count=top)
+    text = tr("over.winner", name=markup.name(winners[0]), points=top, count=top)
     if over.decided_by == "cats":
         text += "\n" + tr("over.tiebreak.cats")
     elif over.decided_by == "buttons":
@@ -119,7 +123,8 @@ def standings(tr: Text, names: Sequence[str], over: GameOver) -> str:
     lines = []
     for i in order:
         sc: Mapping[str, Any] = over.scores[i] if i < len(over.scores) else {}
-        lines.append(tr("over.line", place=over.places[i], name=names[i], total=over.totals[i],
+        lines.append(tr("over.line", place=over.places[i], name=markup.name(names[i]),
+                        total=over.totals[i],
                         cats=sc.get("cat_points", 0), buttons=sc.get("button_points", 0),
                         goals=sc.get("goal_points", 0)))
     return "\n".join(lines)
@@ -154,6 +159,6 @@ def game_over_text(tr: Text, names: Sequence[str], events: Sequence[Event]) -> s
 
 
 def score_line(tr: Text, name: str, score: Mapping[str, Any]) -> str:
-    return tr("score.line", name=name, total=score.get("total", 0),
+    return tr("score.line", name=markup.name(name), total=score.get("total", 0),
               cats=score.get("cat_points", 0), buttons=score.get("button_points", 0),
               goals=score.get("goal_points", 0))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.models import GameInfo, GameStatus
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.markup import clip, timestamp
 from bot.words.narration import narrate_turn, preview_text, score_line
@@ -66,7 +67,8 @@ def turn_state_line(tr: Text, game: GameInfo, state: GameState, seat: int,
         return tr("panel.drafting")
     if not my_turn:
         current = state.current_seat
-        return tr("panel.not_your_turn", name=names[current] if current is not None else "?")
+        return tr("panel.not_your_turn",
+                  name=markup.name(names[current]) if current is not None else "?")
     number = turn_number(game, seat)
     if game.deadline_at is not None and game.options.players > 1:
         return tr("panel.your_turn_deadline", number=number,
@@ -103,13 +105,14 @@ def panel_text(lines: Sequence[str]) -> str:
 def committed(tr: Text, game: GameInfo, user_id: int, events: Sequence[Event]) -> str:
     """The panel once the turn is committed: what happened, where to see it, and who plays
     next when it is someone else."""
-    summary = narrate_turn(tr, tr("term.you"), events)
-    lines = [panel_header(tr, game), tr("panel.done", summary=summary),
-             tr("panel.done_thread")]
+    summary = narrate_turn(tr, None, events)
+    # A weekly challenge game is played alone, in DMs: it has no thread to look at.
+    where = "panel.done_challenge" if game.challenge_week is not None else "panel.done_thread"
+    lines = [panel_header(tr, game), tr("panel.done", summary=summary), tr(where)]
     if game.status is GameStatus.PLAY and game.current_user_id != user_id:
         current = game.current_seat
         if current is not None:
-            lines.append(tr("panel.waiting", name=seat_name(tr, game.seats[current])))
+            lines.append(tr("panel.waiting", name=markup.name(seat_name(tr, game.seats[current]))))
     return panel_text(lines)
 
 
@@ -124,4 +127,5 @@ def autoplayed(tr: Text, game: GameInfo, name: str, events: Sequence[Event],
 
 def board_caption(tr: Text, game: GameInfo, name: str, score: dict[str, object]) -> str:
     """``/calico board``: whose quilt, and its score so far."""
-    return tr("board.title", name=name, game=game.id) + "\n" + score_line(tr, name, score)
+    return (tr("board.title", name=markup.name(name), game=game.id) + "\n"
+            + score_line(tr, name, score))

@@ -8,6 +8,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.catalogue import has as i18n_has
 from bot.words.markup import channel_mention, clip, jump_url, mention, role_mention, timestamp
@@ -47,7 +48,7 @@ def options_lines(tr: Text, options: LobbyOptions) -> list[str]:
 def lobby_text(tr: Text, game: GameInfo) -> str:
     """The lobby post: title, settings, seats and what to do next."""
     host = next((s for s in game.seats if s.user_id == game.host_id), None)
-    host_name = host.name if host is not None else mention(game.host_id)
+    host_name = markup.name(host.name) if host is not None else mention(game.host_id)
     lines = [tr("lobby.title", game=game.id, host=host_name), "", tr("lobby.settings")]
     lines += [f"• {line}" for line in options_lines(tr, game.options)]
     lines += ["", tr("lobby.seats")]
@@ -59,12 +60,12 @@ def lobby_text(tr: Text, game: GameInfo) -> str:
             lines.append(tr("lobby.seat.computer", number=i + 1, name=tr("term.computer"),
                             level=level_name(tr, seat.ai_level)))
         elif seat.user_id == game.host_id:
-            lines.append(tr("lobby.seat.host", number=i + 1, name=seat.name))
+            lines.append(tr("lobby.seat.host", number=i + 1, name=markup.name(seat.name)))
         else:
-            lines.append(tr("lobby.seat.human", number=i + 1, name=seat.name))
+            lines.append(tr("lobby.seat.human", number=i + 1, name=markup.name(seat.name)))
     if game.first_user_id is not None:
         first = next((s.name for s in game.seats if s.user_id == game.first_user_id), "?")
-        lines += ["", tr("lobby.first.claimed", name=first)]
+        lines += ["", tr("lobby.first.claimed", name=markup.name(first))]
     if game.status is GameStatus.LOBBY:
         lines += ["", tr("lobby.help")]
     elif game.status is GameStatus.CANCELLED:
@@ -82,7 +83,8 @@ def started_text(tr: Text, game: GameInfo, first_seat: int) -> str:
         parts.append(tr("started.cats") + "\n" + cat_summary(tr, state.config))
         n = len(game.seats)
         order = [game.seats[(first_seat + k) % n] for k in range(n)]
-        parts.append(tr("started.order", order=" → ".join(seat_name(tr, s) for s in order)))
+        order_text = " → ".join(markup.name(seat_name(tr, s)) for s in order)
+        parts.append(tr("started.order", order=order_text))
     if game.status is GameStatus.DRAFT:
         parts.append(tr("started.draft"))
     elif 0 <= first_seat < len(game.seats):
@@ -97,7 +99,7 @@ def next_player_line(tr: Text, game: GameInfo) -> str:
         return ""
     info = game.seats[seat]
     if info.ai_level is not None:
-        return tr("narrate.next_computer", name=seat_name(tr, info))
+        return tr("narrate.next_computer", name=markup.name(seat_name(tr, info)))
     if game.deadline_at is not None and game.options.players > 1:
         return tr("narrate.next", mention=who(info, tr), deadline=timestamp(game.deadline_at))
     return tr("narrate.next_nodeadline", mention=who(info, tr))
@@ -144,7 +146,7 @@ def seat_changed_text(tr: Text, game: GameInfo, seat: int, reason: str) -> str:
     name = game.seats[seat].name if 0 <= seat < len(game.seats) else "?"
     key = f"seat.reason.{reason}"
     reason_text = tr(key) if i18n_has(key) else tr("seat.reason.other")
-    return tr("seat.changed", name=name, reason=reason_text)
+    return tr("seat.changed", name=markup.name(name), reason=reason_text)
 
 
 def ended_text(tr: Text, reason: str | None) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.core import challenge, progress
 from bot.core.models import GameInfo
-from bot.words import terms
+from bot.words import markup, terms
 from bot.words.catalogue import Text
 from bot.words.markup import clip, mention
 from data import Catalog, load_catalog
@@ -71,13 +71,13 @@ def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
         choices = [str(c) for c in e.get("choices", [])]
         for a in ids_:
             if len(choices) > 1:
-                lines.append(tr("achievements.choose", player=name,
+                lines.append(tr("achievements.choose", player=markup.name(name),
                                 name=achievement_name(tr, a)))
             else:
-                lines.append(tr("achievements.earned", player=name,
+                lines.append(tr("achievements.earned", player=markup.name(name),
                                 name=achievement_name(tr, a)))
         if e.get("title") is not None:
-            lines.append(tr("achievements.earned_title", player=name,
+            lines.append(tr("achievements.earned_title", player=markup.name(name),
                             title=title_name(tr, catalog, int(e["title"]))))
     reasons = {str(e.get("reason")) for e in earned}
     if earned and len(reasons) == 1 and reasons <= {"computer_played", "hints_used"}:
@@ -94,7 +94,7 @@ def board_lines(tr: Text, entries: Sequence[progress.BoardEntry]) -> list[str]:
                             count=e.rating.games))
             continue
         average = "—" if e.average is None else f"{e.average:.1f}"
-        lines.append(tr("progress.board.line", rank=e.rank, name=e.name,
+        lines.append(tr("progress.board.line", rank=e.rank, name=markup.name(e.name),
                         rating=rating_text(e.rating), wins=e.wins or 0, games=e.games or 0,
                         average=average, count=e.rating.games))
     return lines
@@ -108,7 +108,8 @@ def challenge_board_lines(tr: Text, title: str, board: challenge.Board | None) -
                   entrants=board.entrants)
     else:
         head = tr("progress.challenge.board", where=title, entrants=board.entrants)
-    return ["", head, *(tr("progress.challenge.line", rank=x.rank, name=x.name, score=x.score)
+    return ["", head, *(tr("progress.challenge.line", rank=x.rank, name=markup.name(x.name),
+                           score=x.score)
                         for x in board.lines)]
 
 
@@ -128,7 +129,7 @@ def challenge_summary_text(tr: Text, payload: Mapping[str, Any]) -> str:
             rank, user_id, name, score = line
         except (TypeError, ValueError):
             continue
-        lines.append(tr("progress.challenge.summary_line", rank=rank, name=name,
+        lines.append(tr("progress.challenge.summary_line", rank=rank, name=markup.name(str(name)),
                         mention=mention(int(user_id)), score=score))
     if payload.get("best") is not None:
         lines.append("")

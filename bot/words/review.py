@@ -95,7 +95,8 @@ def summary_text(tr: Text, outcome: ReviewOutcome) -> str:
     assert game.state is not None
     cfg = game.state.config
     rows = {t.ply: t for t in review.turns}
-    lines = [tr("review.title", game=game.id, name=seat_name_of(game, outcome.seat, tr))]
+    lines = [tr("review.title", game=game.id,
+                name=markup.name(seat_name_of(game, outcome.seat, tr)))]
     accuracy = num(tr, review.accuracy)
     if review.final_score is not None:
         lines.append(tr("review.accuracy", accuracy=accuracy, score=review.final_score))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.core.models import GameInfo, SeatInfo
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.catalogue import has as i18n_has
 from bot.words.markup import mention
@@ -140,4 +141,4 @@ def who(seat: SeatInfo, tr: Text | None = None) -> str:
     """A mention for a person, the name for a computer."""
     if seat.user_id is not None and seat.ai_level is None:
         return mention(seat.user_id)
-    return f"🤖 {seat_name(tr, seat)}"
+    return f"🤖 {markup.name(seat_name(tr, seat))}"

@@ -401,3 +401,7 @@ async def test_the_winner_may_fill_another_row_the_win_fits(manager: Manager) ->
     assert not await manager.store.swap_achievement(win, g.id, "normal-65", "normal-70", 2)
     assert sorted(await held(manager, UserRef(win, ""))) == [
         ("normal-65", g.id), ("normal-70", other.id)]
+    # Asking for it says what really happened: the row is theirs already, from that game.
+    with pytest.raises(ManagerError) as err:
+        await progress.pick(manager, g.id, win, "normal-70")
+    assert err.value.code == ErrorCode.ALREADY_HELD == "already_held"

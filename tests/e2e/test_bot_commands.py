@@ -169,7 +169,7 @@ async def test_status_board_and_games(discord_env: DiscordEnv, tmp_path: Path) -
     [second] = await inter.wait_followups(1)
     assert game.seats[1].name in second.content
     inter, text = await command(env, "alice", "board", channel=thread_id, player="nobody")
-    assert text == EN("error.not_a_player")
+    assert text == EN("error.no_such_player")
     picks = await env.autocomplete("alice", "calico", "board", options={"player": ""},
                                    focused="player", channel=thread_id)
     await picks.wait_response()

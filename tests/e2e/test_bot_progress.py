@@ -18,11 +18,12 @@ from bot.core import progress
 from bot.core.challenge import CHANNEL_KEY
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, UserRef
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
 from bot.core.storage import GameWrite
-from bot.core.storage.base import RatingRow, RatingUpdate
+from bot.core.storage.base import AchievementRow, RatingRow, RatingUpdate
 from bot.words.catalogue import Text
 from data import load_catalog
+from engine.achievements import FinishedGame
 from engine.quilt_record import score_record
 from render import achievements_layout, frame_count
 from render.achievements import OPEN_FILL, SCENARIO_EARNED
@@ -37,6 +38,7 @@ from tests.adapter.harness import (
     wait_panel,
 )
 from tests.core.conftest import seeds
+from tests.core.test_progress import play_ai
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeMessage
 
@@ -52,6 +54,17 @@ async def seeded(tmp_path: Path) -> AsyncIterator[tuple[Manager, FakeClock]]:
     (goals chosen at random), the way ``play_through`` plays."""
     clock = FakeClock()
     m = await Manager.open(tmp_path / "p.sqlite3", clock=clock, seed_source=seeds(6))
+    try:
+        yield m, clock
+    finally:
+        await m.close()
+
+
+@pytest.fixture
+async def seed_one(tmp_path: Path) -> AsyncIterator[tuple[Manager, FakeClock]]:
+    """A manager whose first deal is seed 1, as tests/core deals it."""
+    clock = FakeClock()
+    m = await Manager.open(tmp_path / "k.sqlite3", clock=clock, seed_source=seeds(1))
     try:
         yield m, clock
     finally:
@@ -261,6 +274,13 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     a_game = await play_through(env, a_game, {alice: "alice"}, level="random")
     assert a_game.status is GameStatus.OVER
     assert env.threads(env.channel) == []  # a challenge game has no thread
+    # Her turns' DMs say so (no thread to point to), and the last speaks to her properly.
+    her = Text(env.user("alice").locale)
+    dms = [m.content for m in env.dm_messages("alice")]
+    assert any(her("panel.done_challenge") in c for c in dms)
+    assert not any(her("panel.done_thread") in c for c in dms)
+    assert any(her("narrate.quilt_done_you") in c for c in dms)
+    assert not any("you's" in c for c in dms)
     done = await env.wait_for_dm("alice", lambda m: "Weekly challenge" in m.content)
     assert done.attachment("scores.png")
     score = (await manager.store.challenge_entry("2025-W01", alice)).score  # type: ignore[union-attr]
@@ -277,7 +297,8 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     assert name not in bobs.content
     again = await env.slash("alice", "calico", "replay", options={"game": a_game.id})
     await again.wait_response()
-    assert "no spoilers" in (await again.wait_followup()).content
+    refused = await again.wait_followup()
+    assert "no spoilers" in refused.content and refused.ephemeral  # never in the channel
     peek = await env.slash("carol", "calico", "status", options={"game": b_entry.game_id})
     await peek.wait_response()
     assert "no spoilers" in (await peek.wait_followup()).content  # nor someone else's game
@@ -313,3 +334,45 @@ async def test_start_options_scenario_for_everyone_and_family_needs_standard(
     assert "standard setup" in text
     assert len(env.threads(env.channel)) == 1
     assert progress.MIN_RATED_GAMES == 3
+
+
+async def test_picking_a_row_already_held_says_so(
+        discord_env: DiscordEnv, tmp_path: Path, seed_one: tuple[Manager, FakeClock]) -> None:
+    """The score sheet offers the winner another row the win fits; if another game filled
+    that row meanwhile, picking it answers what happened ("you already hold that row"), not
+    that the button is out of date (issue 20, players 9)."""
+    env = discord_env
+    # Seed 1, both played as tests/core plays them: the win fits normal-65 and normal-60.
+    manager, clock = seed_one
+    await env.start_client(bot_factory(tmp_path / "k.sqlite3", clock, manager=manager))
+    names = {env.user("alice").id: "alice", env.user("bob").id: "bob"}
+    alice, bob = (UserRef(uid, name) for uid, name in names.items())
+    game = await manager.create_game(alice, env.guild.id, env.channel.id,
+                                     LobbyOptions(players=2, ai_level="random"),
+                                     open_thread=True)
+    await manager.join(game.id, bob)
+    game = await play_ai(manager, await manager.start(game.id, alice.id))
+    assert game.status is GameStatus.OVER and game.state is not None
+    await settle(env)
+    seat = FinishedGame.from_state(game.state).winners[0]
+    winner = game.seats[seat].user_id
+    assert winner is not None
+    thread = await manager.get_game(game.id)
+    assert thread.thread_id is not None
+    sheet = await env.wait_for_message(thread.thread_id, lambda m: "🏁" in m.content)
+    pick = f"calico:pick:{game.id}:{seat}"
+    assert [o.value for o in sheet.select(pick).options] == ["normal-65", "normal-60"]
+    # Another game of theirs fills normal-60.
+    other = await manager.create_game(UserRef(winner, names[winner]), env.guild.id,
+                                      env.channel.id)
+    row = await manager.store.load_game(other.id)
+    assert row is not None
+    await manager.store.commit(GameWrite(other.id, row.version, 1, achievements=[
+        AchievementRow(winner, "normal-60", other.id, env.guild.id, 1)]))
+
+    tr = Text(env.user(names[winner]).locale)
+    inter = await env.select(names[winner], sheet, pick, ["normal-60"])
+    await inter.wait_response()
+    [answer] = await inter.wait_followups(1)
+    assert answer.ephemeral and answer.content == tr("error.already_held")
+    assert answer.content != tr("error.stale")

@@ -296,6 +296,11 @@ class UserActions:
             if name == focused:
                 out.append({"name": name, "type": opt_type, "value": str(value), "focused": True})
                 continue
+            if focused is not None and opt_type in (4, 10) and isinstance(value, str):
+                # While a person types, Discord sends the other options as they stand: a number
+                # option still being typed arrives as text ("abc"), unchecked.
+                out.append({"name": name, "type": opt_type, "value": value})
+                continue
             converted = self._resolve_value(opt_type, value, resolved, guild, channel, user, name)
             choices = (defn or {}).get("choices")
             if choices and converted not in [c.get("value") for c in choices]:

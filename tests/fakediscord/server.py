@@ -1463,8 +1463,10 @@ class FakeDiscordServer:
         self._validate_message_body(body, uploads, creating=True, interaction=ix)
         now = state.clock()
         original = ix.message
-        if ix.loading_pending and original is not None and original.loading:
-            # The first followup after a "thinking" defer replaces the loading message.
+        if ix.loading_pending and original is not None and original.loading \
+                and not original.deleted:
+            # The first followup after a "thinking" defer replaces the loading message (once
+            # the bot deleted that message, a followup is a new message with its own flags).
             self._apply_edit(original, {**body, "flags": body.get("flags") or 0}, uploads)
             original.history.clear()
             original.edited_at_ms = None

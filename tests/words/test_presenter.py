@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from bot.words import answers, markup, narration, terms
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
+from bot.words import answers, markup, narration, panels, terms
 from bot.words.catalogue import LANGS, Text
 from engine.events import (
     ButtonSewn,
@@ -17,6 +20,7 @@ from engine.events import (
 )
 
 EN = Text("en")
+NOW = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
 
 
 def test_narration_of_a_turn() -> None:
@@ -107,3 +111,31 @@ def test_scenario_result_survives_the_notice_payload() -> None:
     assert narration.game_over_text(EN, ["Ann"], events) == narration.game_over_text(EN, ["Ann"],
                                                                      [FAILED, SOLO_OVER])
     assert "Scenario 3 not passed" in narration.game_over_text(EN, ["Ann"], events)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_turn_told_to_its_player_speaks_to_them(lang: str) -> None:
+    """The DM after one's own turn: "You sewed...", "Your quilt is complete!", never a name
+    built from "you" ("you's quilt"), in every language."""
+    tr = Text(lang)
+    last = [TilePlaced(0, "C3", "yellow", "dots", False, 22), TileTaken(0, 2, "green", "ferns")]
+    text = narration.narrate_turn(tr, None, last)
+    assert tr("narrate.quilt_done_you") in text
+    assert tr("narrate.place_take_you", tile=terms.tile_name(tr, "yellow", "dots"), cell="C3",
+              taken=terms.tile_name(tr, "green", "ferns")) in text
+    assert tr("term.you") + "'s" not in text and "**" + tr("term.you") + "**" not in text
+    if lang == "en":
+        assert "✨ Your quilt is complete!" in text and "**You** sewed" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_challenge_turn_has_no_thread_to_point_to(lang: str) -> None:
+    tr = Text(lang)
+    seats = (SeatInfo(0, 100, "Ann", None, False),)
+    events = [TilePlaced(0, "C3", "yellow", "dots", False, 5)]
+    for week, key, other in ((None, "panel.done_thread", "panel.done_challenge"),
+                             ("2025-W01", "panel.done_challenge", "panel.done_thread")):
+        game = GameInfo(7, GameStatus.PLAY, 1, None, None, None, 100, LobbyOptions(players=1),
+                        seats, 5, None, None, NOW, NOW, challenge_week=week)
+        text = panels.committed(tr, game, 100, events)
+        assert tr(key) in text and tr(other) not in text

@@ -8,8 +8,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.adapter import options
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.context import Host
+from bot.adapter.options import BadOptionError
 from bot.adapter.ui import images, messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
@@ -33,6 +35,8 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             info = await resolve_game(self.bot, interaction, game)
             seat = _seat_from(info.seats, player, interaction.user.id)
+            if seat is None and player is not None:
+                raise ManagerError("no_such_player")
             if seat is None or info.state is None:
                 raise ManagerError("not_a_player")
             return await messages.board_message(tr, info, seat)
@@ -43,8 +47,9 @@ class Info(CalicoCog):
     async def _board_player(self, interaction: discord.Interaction[Any],
                             current: str) -> list[app_commands.Choice[str]]:
         try:
-            info = await resolve_game(self.bot, interaction, interaction.namespace.game)
-        except ManagerError:
+            game = options.game_number(interaction.namespace.game)
+            info = await resolve_game(self.bot, interaction, game)
+        except (ManagerError, BadOptionError):
             return []
         tr = Text(interaction.locale)
         return [app_commands.Choice(
@@ -150,8 +155,9 @@ def _seat_from(seats: Any, player: str | None, user_id: int) -> int | None:
                 return int(s.seat)
         return 0 if seats else None
     text = player.strip()
-    if text.isdigit() and 1 <= int(text) <= len(seats):
-        return int(text) - 1
+    number = options.whole_number(text)
+    if number is not None and 1 <= number <= len(seats):
+        return number - 1
     for s in seats:
         if s.name.lower() == text.lower() or (s.user_id and f"<@{s.user_id}>" == text):
             return int(s.seat)

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from bot.adapter import options
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import messages, respond
@@ -76,10 +77,10 @@ async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemo
     bot = app_of(interaction)
 
     async def work() -> Outgoing:
-        value = values[0] if values else ""
-        if not value.isdigit():
+        seat = options.whole_number(values[0] if values else "")
+        if seat is None:
             raise ManagerError("stale")
-        game = await bot.manager.remove_computer(cid.game, interaction.user.id, int(value))
+        game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
         tr = await bot.thread_text(game)
         return await progress_ui.lobby_message(tr, bot.manager, game)
 
@@ -91,7 +92,7 @@ async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemo
 
 def _order_from(values: list[str]) -> tuple[int, int, int]:
     text = values[0] if values else ""
-    if len(text) != 3 or not text.isdigit() or len(set(text)) != 3:
+    if len(text) != 3 or not (text.isascii() and text.isdecimal()) or len(set(text)) != 3:
         raise ManagerError("stale")
     return int(text[0]), int(text[1]), int(text[2])
 

@@ -197,7 +197,8 @@ async def replay_message(tr: Text, manager: Manager, game_id: int) -> Outgoing:
     if len(gif) > ATTACHMENT_LIMIT:
         return Outgoing(tr("progress.replay.too_big"))
     names = ", ".join(terms.seat_names(game, tr))
-    out = Outgoing(tr("progress.replay.caption", game=game.id, players=names))
+    shown = ", ".join(markup.name(n) for n in terms.seat_names(game, tr))  # in the message
+    out = Outgoing(tr("progress.replay.caption", game=game.id, players=shown))
     out.attach(REPLAY_GIF, gif, tr("progress.replay.alt", game=game.id, players=names))
     return out
 
@@ -261,7 +262,7 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
     """``/calico achievements``: the progress track as a picture, and in words."""
     mine = await progress.achievements_of(manager, user_id)
     chart = manager.catalog.achievements
-    lines = [tr("progress.achievements.title", name=name),
+    lines = [tr("progress.achievements.title", name=markup.name(name)),
              *progress_words.position_lines(tr, manager.catalog, mine.position)]
     if mine.rows:
         latest = [progress_words.achievement_name(tr, r.achievement) for r in mine.rows[-3:]][::-1]

@@ -7,7 +7,11 @@ If it is slower, the interaction is deferred before the budget runs out and the 
 an edit of the original response or a follow-up. Either way Discord hears from us in time.
 
 Player-facing refusals (errors with a ``code``) become a short ephemeral reply and change
-nothing; anything else is logged and answered with a generic apology. Each answer is recorded
+nothing; anything else is logged and answered with a generic apology. Both are private even
+for an answer meant for the channel: a public answer is never deferred before its work (the
+refusal, found first, goes out privately as the first response), and when slow work was
+deferred publicly and then refused, the channel's "thinking" message is deleted and the
+refusal follows privately. Each answer is recorded
 once in the bot's metrics (ok, refused, error, or deferred when it outlasted the budget), and a
 Discord error while answering is counted by its code.
 """
@@ -94,15 +98,28 @@ async def _answer(interaction: discord.Interaction[Any], outcome: Outcome,
     _done(interaction, outcome)
 
 
+async def _retract(interaction: discord.Interaction[Any]) -> None:
+    """Delete a public "thinking" response, so that what follows can be private (the first
+    follow-up of a defer takes the defer's visibility)."""
+    try:
+        await interaction.delete_original_response()
+    except discord.HTTPException as e:
+        _http_error(interaction, e)
+        log.warning("could not take back a public defer", exc_info=True)
+
+
 async def _after_defer(interaction: discord.Interaction[Any], task: asyncio.Task[Outgoing | None],
                        tr: Text, answer: Callable[[Outgoing], Awaitable[object]],
-                       outcome: Outcome = "deferred") -> None:
+                       outcome: Outcome = "deferred", *, public: bool = False) -> None:
     """Once deferred: wait for the work, then ``answer`` with it (a refusal or a failure goes
-    out as a private reply instead; None sends nothing)."""
+    out as a private reply instead, the public defer taken back first; None sends nothing)."""
     try:
         out = await task
     except Exception as late:
-        await _private(interaction, *_error_text(tr, late))
+        text, late_outcome = _error_text(tr, late)
+        if public:
+            await _retract(interaction)
+        await _private(interaction, text, late_outcome)
         return
     if out is not None:
         await _answer(interaction, outcome, answer(out))
@@ -152,11 +169,12 @@ async def reply(
 ) -> None:
     """Answer with a new message built by ``work`` (a slash command, or a click that opens a panel).
 
-    With ``defer_first`` (slash commands that read storage or render) the interaction is deferred
-    before any work; otherwise the work races the budget as in :func:`update`.
+    With ``defer_first`` (slash commands that read storage or render) a private answer is
+    deferred before any work; otherwise, and always for a public answer (whose refusal must
+    stay private), the work races the budget as in :func:`update`.
     """
     tr = Text(interaction.locale)
-    if defer_first and not interaction.response.is_done():
+    if defer_first and ephemeral and not interaction.response.is_done():
         try:
             await interaction.response.defer(ephemeral=ephemeral, thinking=True)
         except BaseException:
@@ -172,12 +190,12 @@ async def reply(
 
     if interaction.response.is_done():
         # Deferred up front (the command's choice, not a slow answer): counted as ok.
-        await _after_defer(interaction, task, tr, follow_up, "ok")
+        await _after_defer(interaction, task, tr, follow_up, "ok", public=not ephemeral)
         return
     in_time, out, exc = await _settle(task, budget)
     if not in_time:
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-        await _after_defer(interaction, task, tr, follow_up)
+        await _after_defer(interaction, task, tr, follow_up, public=not ephemeral)
         return
     if exc is not None:
         await _private(interaction, *_error_text(tr, exc))
