@@ -238,15 +238,13 @@ def thread_count() -> int:
 
 def cached_games(manager: Any) -> int:
     """Games the manager holds in its cache."""
-    # Needs a public count from the core (Manager.cached_games(), or the kernel's cache
-    # statistics once bot/core/manager.py is split): until then its private cache is read.
-    return len(manager._cache)  # noqa: SLF001
+    return len(manager.cached_games())
 
 
 def view_store_size(client: Any) -> int:
     """Messages (and the message-less entry) with views in discord.py's view store."""
     # discord.py 2.7 has no public size of its view store (``persistent_views`` lists only
-    # the persistent ones): a public CalicoBot method counting them would replace this.
+    # the persistent ones): the one private read left, of discord.py's, not of ours.
     return len(client._connection._view_store._views)  # noqa: SLF001
 
 
