@@ -123,7 +123,8 @@ async def test_a_manager_of_another_server_may_not_abandon(discord_env: DiscordE
     await env.start_client(bot_factory(tmp_path / "ab2.sqlite3", FakeClock()))
     game_id, _ = await open_lobby(env)
     _inter, text = await command(env, "carol", "abandon", channel=elsewhere, game=game_id)
-    assert text == Text(env.user("carol").locale)("error.manage_guild")
+    # Another server's game: refused as if it did not exist (issue #20).
+    assert text == Text(env.user("carol").locale)("error.unknown_game")
     assert (await game_of(env, game_id)).status is GameStatus.LOBBY
 
 
@@ -520,3 +521,37 @@ async def test_refusals_and_answers_that_discord_loses(discord_env: DiscordEnv,
     assert re.search(r'calico_discord_errors_total\{code="50035",status="400"\} 1', metrics)
     _inter, text = await command(env, "alice", "games")
     assert EN("games.title") in text
+
+
+async def test_a_game_is_seen_only_from_its_server_or_by_its_players(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """Issue #20, players 2: ``board``/``status`` with ``game:N`` answer only in the game's own
+    server, or to one of its players anywhere (DMs too); anyone else gets the same private
+    "can't find that game" as for a number that does not exist."""
+    env = discord_env
+    other = env.add_guild("Elsewhere")
+    elsewhere = env.add_text_channel("lounge", guild=other)
+    env.add_user("mallory")
+    env.add_member("mallory", other)
+    await env.start_client(bot_factory(tmp_path / "seen.sqlite3", FakeClock()))
+    game_id, _thread_id = await open_lobby(env)
+    carol_dm = env.state.dm_channel(env.user("carol"))
+    mallory = Text(env.user("mallory").locale)
+    for name in ("board", "status"):
+        # Another server, or a DM of someone not at the table: nothing, not even that it exists.
+        inter, text = await command(env, "mallory", name, channel=elsewhere, game=game_id)
+        assert inter.ephemeral and text == mallory("error.unknown_game")
+        inter, text = await command(env, "carol", name, channel=carol_dm, game=game_id)
+        assert inter.ephemeral and text == Text(env.user("carol").locale)("error.unknown_game")
+    # Its own server: anyone there may look.
+    inter, text = await command(env, "carol", "status", game=game_id)
+    assert inter.ephemeral and str(game_id) in text
+    # One of its players, from a DM: yes.
+    alice_dm = env.state.dm_channel(env.user("alice"))
+    inter, text = await command(env, "alice", "status", channel=alice_dm, game=game_id)
+    assert str(game_id) in text and text != EN("error.unknown_game")
+    # The game autocomplete lists only the reader's own games.
+    picks = await env.autocomplete("mallory", "calico", "status", options={"game": ""},
+                                   focused="game", channel=elsewhere)
+    await picks.wait_response()
+    assert picks.choices == []

@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.adapter.context import Host
 from bot.adapter.ui.views import game_choices
 from bot.core import challenge
-from bot.core.models import GameInfo, ManagerError
+from bot.core.models import ErrorCode, GameInfo, ManagerError
 from bot.words import answers
 from bot.words.catalogue import Text
 from bot.words.catalogue import t as translate
@@ -45,12 +45,25 @@ class CalicoCog(commands.Cog):
         self.__cog_app_commands__ = []
 
 
+def visible(game: GameInfo, interaction: discord.Interaction[Any]) -> bool:
+    """Whether a game may be looked at (or named) in this interaction (issue #20): from the
+    server it belongs to, or by one of its own players from anywhere, DMs included. The one
+    place this rule lives: every command that takes ``game:N`` goes through
+    :func:`resolve_game`, and the game autocomplete lists only the user's own games."""
+    if interaction.guild_id is not None and interaction.guild_id == game.guild_id:
+        return True
+    return any(s.user_id == interaction.user.id for s in game.seats)
+
+
 async def resolve_game(bot: Host, interaction: discord.Interaction[Any],
                        game_id: int | None) -> GameInfo:
     """The game a command is about: the one named, the one whose thread this is, or the user's
-    only active game."""
+    only active game. A named game must be :func:`visible` to the user here, else it is
+    refused as if it did not exist (game ids are sequential)."""
     if game_id is not None:
         named = await bot.manager.get_game(game_id)
+        if not visible(named, interaction):
+            raise ManagerError(ErrorCode.UNKNOWN_GAME, f"game {game_id} not visible here")
         if named.challenge_week is not None and named.seat_of(interaction.user.id) is None \
                 and not await challenge.may_show(bot.manager, named):
             # Someone else's weekly challenge game: its tiles are this week's secret.
