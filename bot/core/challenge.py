@@ -46,7 +46,7 @@ from bot.core.models import (
     UserRef,
 )
 from bot.core.storage import ChallengeStore, NoticeDraft, SeatRow, ServerStore
-from bot.core.storage.base import ChallengeRow, DuplicateEntryError, EntryRow
+from bot.core.storage.base import ChallengeRow, DuplicateEntryError, EntryRow, ResultRow
 from bot.core.storage.codec import event_dict
 from engine.config import STORED
 from engine.events import Event, GameOver
@@ -237,6 +237,26 @@ async def may_show(kernel: Kernel, game: GameInfo) -> bool:
         return True
     row = await kernel.store.challenge(game.challenge_week)
     return row is None or not is_open(row, kernel.now_ms())
+
+
+async def hidden_result(kernel: Kernel, user_id: int, guild_id: int) -> ResultRow | None:
+    """The counted result of ``user_id``'s challenge game of a week still open, if it is in
+    the totals of ``guild_id`` (0: every server): what others must not learn from that
+    person's stats until the week closes (issue #20)."""
+    store = kernel.store
+    now = kernel.now_ms()
+    week, start, _end = week_of(now)
+    for name in (week, previous_week(start)):  # last week, until the sweep closes it
+        row = await store.challenge(name)
+        if row is None or row.closed_at is not None:
+            continue
+        entry = await store.challenge_entry(name, user_id)
+        if entry is None or entry.score is None:
+            continue
+        for r in await store.results(entry.game_id):
+            if r.user_id == user_id and r.counted and guild_id in (0, r.guild_id):
+                return r
+    return None
 
 
 async def rank(kernel: Kernel, week: str, guild_id: int | None, score: int) -> tuple[int, int]:

@@ -230,8 +230,9 @@ class Manager(Kernel):
     async def game_for_thread(self, thread_id: int) -> GameInfo | None:
         return await queries.game_for_thread(self, thread_id)
 
-    async def user_stats(self, user_id: int, guild_id: int | None = None) -> UserStats:
-        return await queries.user_stats(self, user_id, guild_id)
+    async def user_stats(self, user_id: int, guild_id: int | None = None,
+                         viewer_id: int | None = None) -> UserStats:
+        return await queries.user_stats(self, user_id, guild_id, viewer_id)
 
     async def leaderboard(self, guild_id: int, limit: int = 10,
                           min_games: int = 1) -> list[LeaderboardEntry]:

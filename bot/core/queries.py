@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.core import challenge
 from bot.core.clock import from_ms
 from bot.core.kernel import Kernel
 from bot.core.models import (
@@ -56,11 +57,29 @@ async def game_for_thread(k: Kernel, thread_id: int) -> GameInfo | None:
     return None if not ids else (await k.load(ids[0])).info()
 
 
-async def user_stats(k: Kernel, user_id: int, guild_id: int | None = None) -> UserStats:
-    row = await k.store.totals(user_id, guild_id or 0)
+async def user_stats(k: Kernel, user_id: int, guild_id: int | None = None,
+                     viewer_id: int | None = None) -> UserStats:
+    """A person's finished games, wins, average and best (one server, or every server).
+
+    Read by someone else (``viewer_id`` given and not ``user_id``) while a weekly challenge
+    week is open, the person's challenge game of that week is left out, so that its score is
+    not learnt before the week closes (issue #20); once the week closes, it counts for
+    everyone. The person's own stats always include it: they know their score."""
+    scope = guild_id or 0
+    row = await k.store.totals(user_id, scope)
     if row is None:
         return UserStats(user_id, 0, 0, None, None)
-    return UserStats(user_id, row.games, row.wins, row.average, row.best)
+    hidden = None
+    if viewer_id is not None and viewer_id != user_id:
+        hidden = await challenge.hidden_result(k, user_id, scope)
+    if hidden is None:
+        return UserStats(user_id, row.games, row.wins, row.average, row.best)
+    games = row.games - 1
+    if games <= 0:
+        return UserStats(user_id, 0, 0, None, None)
+    best = await k.store.best_without(user_id, scope, hidden.game_id)
+    return UserStats(user_id, games, row.wins - int(hidden.win),
+                     (row.score_sum - hidden.total) / games, best)
 
 
 async def leaderboard(k: Kernel, guild_id: int, limit: int = 10,

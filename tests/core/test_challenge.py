@@ -164,3 +164,30 @@ async def test_the_week_closes_once_with_one_summary_per_server(manager: Manager
     ann_game = (await manager.store.challenge_entry("2025-W01", ANN.id))
     assert ann_game is not None
     assert len((await replays.replay(manager, ann_game.game_id)).views) == 23
+
+
+async def test_stats_read_by_others_leave_out_an_open_week(manager: Manager,
+                                                          clock: FakeClock) -> None:
+    """Issue #20, players 4: while the week is open, someone else's ``/calico stats`` of Ann
+    leaves out her challenge game (games, wins, average, best); her own include it; once the
+    week closes, it counts for everyone."""
+    plain = await manager.create_game(ANN, GUILD, CHANNEL, options=None, open_thread=True,
+                                      start=True)
+    plain = await play_out(manager, plain, random.Random(5))
+    solo = public_view(plain.state).seats[0].score["total"]  # type: ignore[arg-type]
+    attempt = await play_attempt(manager, ANN, GUILD, 1)
+    week = public_view(attempt.state).seats[0].score["total"]  # type: ignore[arg-type]
+    for scope in (GUILD, None):
+        mine = await manager.user_stats(ANN.id, scope, viewer_id=ANN.id)
+        assert (mine.games, mine.best) == (2, max(solo, week))
+        assert mine.average == pytest.approx((solo + week) / 2)
+        seen = await manager.user_stats(ANN.id, scope, viewer_id=BOB.id)
+        assert (seen.games, seen.best, seen.average) == (1, solo, pytest.approx(solo))
+    # Only the challenge game: to others, nothing yet.
+    await play_attempt(manager, BOB, GUILD, 2)
+    assert (await manager.user_stats(BOB.id, GUILD, viewer_id=ANN.id)).games == 0
+    clock.set(datetime(2025, 1, 6, 0, 0, 1, tzinfo=UTC))  # Monday: the week is over
+    assert (await manager.sweep()).challenges_closed == 1
+    seen = await manager.user_stats(ANN.id, GUILD, viewer_id=BOB.id)
+    assert (seen.games, seen.best) == (2, max(solo, week))
+    assert seen.average == pytest.approx((solo + week) / 2)

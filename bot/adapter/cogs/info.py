@@ -119,7 +119,8 @@ class Info(CalicoCog):
 
         async def work() -> Outgoing:
             guild_id = interaction.guild.id if interaction.guild is not None else None
-            result = await self.bot.manager.user_stats(target.id, guild_id)
+            result = await self.bot.manager.user_stats(target.id, guild_id,
+                                                      viewer_id=interaction.user.id)
             text = answers.stats_text(tr, target.display_name, result)
             text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
             reviewed = await review_ui.stats_line(tr, self.bot.manager, target.id)

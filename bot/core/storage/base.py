@@ -224,6 +224,11 @@ class PlayerStore(Protocol):
                           ) -> list[TotalsRow]: ...
 
     @abc.abstractmethod
+    async def best_without(self, user_id: int, guild_id: int, game_id: int) -> int | None:
+        """A person's best counted score in one server (0: every server), leaving out one
+        game (None if no other game counts)."""
+
+    @abc.abstractmethod
     async def achievements(self, user_id: int) -> list[AchievementRow]: ...
 
     @abc.abstractmethod

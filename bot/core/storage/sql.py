@@ -280,6 +280,9 @@ _TOTALS = (
     "SELECT t.guild_id, t.user_id, coalesce(u.name, ''), t.games, t.wins, t.score_sum, t.best "
     "FROM player_totals t LEFT JOIN users u ON u.user_id = t.user_id ")
 TOTALS = _TOTALS + "WHERE t.guild_id = ? AND t.user_id = ?"
+BEST_WITHOUT = (
+    "SELECT max(total) FROM results WHERE user_id = ? AND counted = 1 AND game_id <> ? "
+    "AND (? = 0 OR guild_id = ?)")
 LEADERBOARD = (
     _TOTALS + "WHERE t.guild_id = ? AND t.games >= ? "
     "ORDER BY t.wins DESC, CAST(t.score_sum AS REAL) / NULLIF(t.games, 0) DESC, t.games DESC, "

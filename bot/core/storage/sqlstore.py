@@ -195,6 +195,10 @@ class SqlStore(Store):
         r = await self._row(sql.TOTALS, guild_id, user_id)
         return None if r is None else TotalsRow(*r)
 
+    async def best_without(self, user_id: int, guild_id: int, game_id: int) -> int | None:
+        r = await self._row(sql.BEST_WITHOUT, user_id, game_id, guild_id, guild_id)
+        return None if r is None or r[0] is None else int(r[0])
+
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
                           ) -> list[TotalsRow]:
         return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, guild_id, min_games,
