@@ -6,7 +6,7 @@ computer player, and ending a game. Every function works on the kernel's public 
 (:class:`bot.core.kernel.Kernel`) and a :class:`~bot.core.game.Tx` or a
 :class:`~bot.core.game.LiveGame`; the services (lobby, turns, leaving, sweep, challenge) call
 them. What a game's end adds beyond its result (achievements, ratings, the challenge's score)
-comes from the kernel's ``game_over_hook``: the flow imports no service.
+comes from :meth:`Kernel.game_over` (the facade overrides it): the flow imports no service.
 """
 
 from __future__ import annotations
@@ -120,8 +120,7 @@ async def apply_move(k: Kernel, g: LiveGame, seat: int, move: Move,
         tx.set(deadline_at=None)
         tx.results = results(g, events, over, tx.now)
         # Achievements, ratings, the challenge's score: stored with the result.
-        hook = k.game_over_hook
-        extra = {} if hook is None else await hook(k, tx, events, over)
+        extra = await k.game_over(tx, events, over)
         tx.thread(NoticeKind.GAME_OVER, totals=list(over.totals), places=list(over.places),
                   winners=list(over.winners), decided_by=over.decided_by,
                   events=[d for d in dicts if d["kind"] in _END_KINDS], **extra)

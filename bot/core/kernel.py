@@ -6,8 +6,8 @@ limits. It knows nothing of lobbies, turns or timers: the game flow (:mod:`bot.c
 the services (lobby, turns, leaving, sweep, challenge, progress, replays, review) are built on
 this API only, and :class:`bot.core.manager.Manager` (the facade the adapter calls) is a kernel
 with one entry point per service call. The kernel imports no service; what must happen at a
-game's end beyond the flow (achievements, ratings, the challenge's score) is a hook the facade
-registers (:attr:`Kernel.game_over_hook`).
+game's end beyond the flow (achievements, ratings, the challenge's score) is the method
+:meth:`Kernel.game_over`, which the facade overrides.
 
 Concurrency: one lock per game serialises this process's changes to a game (a fast path, never
 the only guard): every write carries an optimistic ``version`` check, so a write based on an old
@@ -99,9 +99,6 @@ class ManagerConfig:
 
 # What the facade registers for a game's end: it adds to the last move's change (achievements,
 # ratings, the challenge's score) and returns what the score sheet says about them.
-GameOverHook = Callable[["Kernel", Tx, Sequence[Event], GameOver], Awaitable[dict[str, Any]]]
-
-
 def iso_at(ms: int | None) -> str | None:
     """A stored time (ms) as ISO 8601, for notice payloads."""
     return None if ms is None else from_ms(ms).isoformat()
@@ -134,7 +131,6 @@ class Kernel:
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self.seed_source: Callable[[], int] = seed_source or (
             lambda: secrets.randbits(SEED_BITS))
-        self.game_over_hook: GameOverHook | None = None
         self._cache: OrderedDict[int, LiveGame] = OrderedDict()
         self._ended: OrderedDict[int, None] = OrderedDict()  # ended games in the cache
         self._users: OrderedDict[int, UserRow] = OrderedDict()
@@ -150,6 +146,13 @@ class Kernel:
         self.servers = ServerSettingsCache(store, self.now_ms)  # /calico admin's choices
 
     # ------------------------------------------------------------------ clock and locks
+
+    async def game_over(self, tx: Tx, events: Sequence[Event],
+                        over: GameOver) -> dict[str, Any]:
+        """What a game's end adds to its last commit beyond the result (the facade adds
+        achievements, ratings and the challenge's score); returns what the score sheet says
+        about it. The flow calls it; a bare kernel adds nothing."""
+        return {}
 
     def now(self) -> datetime:
         return self.clock.now()

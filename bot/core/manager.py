@@ -13,22 +13,22 @@ It imports nothing from discord. The work is done below it:
   :mod:`~bot.core.challenge`, :mod:`~bot.core.progress`, :mod:`~bot.core.replays`,
   :mod:`~bot.core.review`.
 
-Each method here forwards to one service function. The one thing the facade wires is the
-kernel's ``game_over_hook`` (:func:`bot.core.progress.game_over`): the flow calls it at a game's
+Each method here forwards to one service function, :meth:`Manager.game_over` among them (the
+kernel's end-of-game step, :func:`bot.core.progress.game_over`): the flow calls it at a game's
 end without importing the service.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bot.core import leaving, lobby, progress, queries, sweep, turns
-from bot.core.clock import Clock, to_ms
-from bot.core.computers import ComputerPool
+from bot.core.clock import to_ms
+from bot.core.game import Tx
 from bot.core.kernel import Kernel, ManagerConfig
 from bot.core.models import (
     GameInfo,
@@ -42,10 +42,9 @@ from bot.core.models import (
 )
 from bot.core.outbox import Delivery, Dispatcher
 from bot.core.servers import ServerSettings
-from bot.core.storage import MoveRow, OutboxStats, Store, open_store
+from bot.core.storage import MoveRow, OutboxStats, open_store
 from bot.core.turns import HintGrant
-from data import Catalog
-from engine.events import Event
+from engine.events import Event, GameOver
 from engine.state import GameState
 
 __all__ = ["Manager", "ManagerConfig"]
@@ -55,20 +54,9 @@ class Manager(Kernel):
     """The kernel plus one method per service call (see the module docstring): a thin
     facade, under 450 lines, for the adapter, the demo, the tests and the benchmarks."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        clock: Clock | None = None,
-        catalog: Catalog | None = None,
-        config: ManagerConfig | None = None,
-        seed_source: Callable[[], int] | None = None,
-        computers: ComputerPool | None = None,
-        owner: str | None = None,
-    ) -> None:
-        super().__init__(store, clock=clock, catalog=catalog, config=config,
-                         seed_source=seed_source, computers=computers, owner=owner)
-        self.game_over_hook = progress.game_over
+    async def game_over(self, tx: Tx, events: Sequence[Event],
+                        over: GameOver) -> dict[str, Any]:
+        return await progress.game_over(self, tx, events, over)
 
     @classmethod
     async def open(cls, location: str | Path, **kwargs: Any) -> Manager:

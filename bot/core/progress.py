@@ -2,8 +2,8 @@
 ratings and the weekly challenge's score, all stored in the transaction that stores the
 result (so a crash never keeps one without the other, and nothing is counted twice).
 
-Pure policy plus one hook, :func:`game_over`, which the facade registers as the kernel's
-``game_over_hook`` (the flow calls it while it prepares the last move's commit). Nothing here
+Pure policy plus one hook, :func:`game_over`, which the facade calls from its
+``Kernel.game_over`` (the flow calls it while it prepares the last move's commit). Nothing here
 imports discord.
 
 **Achievements** (the rulebook's chart, :mod:`engine.achievements`), tracked per person across
