@@ -32,6 +32,11 @@ difference B - A with its standard error, deals won, scenario passes (and how ma
 side passed), and the time per move of each side (wall clock and CPU time of the worker process),
 with the load average before and after.
 
+``--fit N`` plays N solo games (of ``--fit-level``, normal by default) and fits, per turns
+left, weights of the value function's terms (:data:`engine.ai.evaluate.TERMS`) to the final
+score by least squares (the learned alternative to the hand-tuned :class:`Weights`; use them as
+``Weights.by_turns``); it prints how well they and today's weights predict held-out games.
+
 ``--calibrate N`` re-measures the chance tables of ``engine/ai/tables.py`` from N solo games of
 the normal player (repeat with ``--rounds``: each round plays with the tables of the previous
 one and the estimate pools all rounds) and prints the new module on standard output.
@@ -506,6 +511,96 @@ def calibrate(games: int, rounds: int, workers: int) -> str:
     return source
 
 
+# --------------------------------------------------------------------------- fitted weights
+
+
+def _fit_rows(task: tuple[int, str]) -> dict[str, Any]:
+    """One solo standard game of ``level``: after each placement that leaves the quilt open,
+    (turns left, points earned, the value function's terms); and the final score."""
+    from engine.ai.evaluate import Evaluator
+
+    seed, level = task
+    state = new_game(CATALOG, GameOptions(players=1), seed)
+    player = make_player(level, seed * 31)
+    rows: list[tuple[int, int, tuple[float, ...]]] = []
+    ev: Evaluator | None = None
+    while state.phase is not Phase.OVER:
+        state, _ = apply(state, player.choose(private_view(state, 0), legal_moves(state, 0)))
+        if state.phase is Phase.DRAFT:
+            continue
+        if ev is None:
+            ev = Evaluator(state.config, Rules(state.config), state.seats[0].goals)
+        s = own_quilt(private_view(state, 0), ev.rules)
+        if s.empty:
+            rows.append((s.empty.bit_count(), s.score, ev.terms(s)))
+    return {"seed": seed, "final": breakdown(state.config, state.seats[0])["total"],
+            "rows": rows}
+
+
+def fit_weights(games: list[dict[str, Any]], ridge: float = 200.0, window: int = 1
+                ) -> list[tuple[float, ...]]:
+    """Per turns left, least squares of (final score - points earned) on the value function's
+    terms plus a constant, pooling ``window`` turns either side, pulled toward today's weights
+    by ``ridge`` (turns left 0: today's weights; nothing is weighed there)."""
+    from engine.ai.evaluate import DEFAULT
+
+    w0 = DEFAULT.per_turn()[0]
+    by_t: dict[int, list[tuple[float, tuple[float, ...]]]] = defaultdict(list)
+    for g in games:
+        for t, score, terms in g["rows"]:
+            by_t[t].append((g["final"] - score, tuple(terms)))
+    out = [w0]
+    n = len(w0) + 1
+    for t in range(1, _ROWS):
+        xtx = [[0.0] * n for _ in range(n)]
+        xty = [0.0] * n
+        for tt in range(t - window, t + window + 1):
+            for y, terms in by_t.get(tt, []):
+                x = (1.0, *terms)
+                for a in range(n):
+                    xty[a] += x[a] * y
+                    for b in range(n):
+                        xtx[a][b] += x[a] * x[b]
+        for k in range(1, n):
+            xtx[k][k] += ridge
+            xty[k] += ridge * w0[k - 1]
+        out.append(tuple(round(v, 3) for v in _solve(xtx, xty)[1:]))
+    return out
+
+
+def _residual_sd(games: list[dict[str, Any]], weights: list[tuple[float, ...]]
+                 ) -> dict[int, float]:
+    """Per turns left: the spread of final score minus (points earned + weighted terms)."""
+    by_t: dict[int, list[float]] = defaultdict(list)
+    for g in games:
+        for t, score, terms in g["rows"]:
+            pred = score + sum(w * x for w, x in zip(weights[t], terms, strict=True))
+            by_t[t].append(g["final"] - pred)
+    return {t: statistics.pstdev(v) for t, v in sorted(by_t.items()) if len(v) > 1}
+
+
+def fit(games: int, level: str, workers: int) -> str:
+    """Fit per-turn weights on four fifths of ``games`` self-play games, compare how well they
+    and today's weights predict the final score on the other fifth, and print the rows."""
+    from engine.ai.evaluate import DEFAULT, TERMS
+
+    with Pool(workers) as pool:
+        played = pool.map(_fit_rows, [(80_000 + i, level) for i in range(games)], chunksize=4)
+    train = [g for g in played if g["seed"] % 5]
+    test = [g for g in played if not g["seed"] % 5]
+    fitted = fit_weights(train)
+    today = _residual_sd(test, DEFAULT.per_turn())
+    new = _residual_sd(test, fitted)
+    lines = [f"# {len(train)} {level} solo games fitted, {len(test)} held out; per turns left:",
+             "# sd of (final - prediction) on the held-out games, today's weights / fitted"]
+    lines += [f"#   T={t:>2}: {today[t]:.2f} / {new.get(t, float('nan')):.2f}" for t in today]
+    lines.append(f"# terms: {', '.join(TERMS)}")
+    lines.append("BY_TURNS: tuple[tuple[float, ...], ...] = (")
+    lines += [f"    {row!r}," for row in fit_weights(played)]
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- paired comparison
 
 _PACKAGES = ("engine", "data")
@@ -789,9 +884,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare two players LEVEL[@GITREF][:NAME=VALUE,...] on the same deals")
     ap.add_argument("--scenario-numbers", default="1,2,3,4,5,6,7,8,9,10",
                     help="with --paired: which scenarios to play")
+    ap.add_argument("--fit", type=int, metavar="N",
+                    help="fit per-turn weights of the value function's terms to the final "
+                         "score of N solo games (--fit-level) and print them")
+    ap.add_argument("--fit-level", default="normal")
     ap.add_argument("--draft-table", type=int, metavar="N",
                     help="print the draft corrections measured from N normal solo games")
     args = ap.parse_args(argv)
+    if args.fit:
+        sys.stdout.write(fit(args.fit, args.fit_level, args.workers))
+        return 0
     if args.draft_table:
         sys.stdout.write(draft_table(args.draft_table, args.workers))
         return 0

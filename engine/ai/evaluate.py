@@ -56,9 +56,22 @@ class Weights:
     goal: float = 1.17
     goal_m: float = 0.75  # scale on the goal choosiness of the tables
     scenario_bonus: float = 12.0  # per scenario condition (solo achievement mode)
+    # per turns left (0 to 22): a weight per term of TERMS, replacing the scales above
+    by_turns: tuple[tuple[float, ...], ...] | None = None
+
+    def per_turn(self) -> list[tuple[float, ...]]:
+        """The weight of each term of :data:`TERMS` by the turns left (0 to 22)."""
+        if self.by_turns is not None:
+            return list(self.by_turns)
+        row = (self.goal, self.button, self.button1, self.rainbow, self.size_cat,
+               self.shape_cat, self.shape_cat2)
+        return [row] * 23
 
 
 DEFAULT = Weights()
+
+# The potentials the value function weighs, each in expected points (see Evaluator.terms)
+TERMS = ("goals", "button2", "button1", "rainbow", "size_cat", "shape_cat", "shape_cat2")
 
 
 class Features:
@@ -94,6 +107,7 @@ class Evaluator:
         self.config = config
         self.rules = rules
         self.w = weights
+        self._wt = weights.per_turn()
         self.both_only = config.restriction is Restriction.BOTH_WAYS
         self.goal_spots = config.goal_spots
         self.goal_rules = ([config.goal(g) for g in goals] if goals is not None else [])
@@ -139,13 +153,27 @@ class Evaluator:
 
     def value(self, s: Quilt) -> float:
         """Points earned plus the potentials described in the module docstring."""
-        w = self.w
         turns = s.empty.bit_count()
-        goals = self.goal_points(s, GOAL_M[turns] * w.goal_m)
+        goals = self.goal_points(s, GOAL_M[turns] * self.w.goal_m)
         if turns == 0:
             return s.score + sum(goals) + self._scenario(s, goals, None, None)
-        v = s.score + w.goal * sum(goals)
+        terms, extra = self._terms(s, turns, goals)
+        wt = self._wt[turns]
+        return (s.score + extra + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
+                + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6])
+
+    def terms(self, s: Quilt) -> tuple[float, ...]:
+        """The unweighted potentials of a quilt that is not full, in :data:`TERMS` order (what
+        :meth:`value` weighs; ``benchmarks/bench_ai.py --fit`` fits the weights to them)."""
+        turns = s.empty.bit_count()
+        goals = self.goal_points(s, GOAL_M[turns] * self.w.goal_m)
+        return self._terms(s, turns, goals)[0]
+
+    def _terms(self, s: Quilt, turns: int, goals: list[float]
+               ) -> tuple[tuple[float, float, float, float, float, float, float], float]:
+        """(the potentials in :data:`TERMS` order, the scenario bonus) of a quilt not full."""
         f = self.features(s)
+        extra = 0.0
         # -- buttons
         pot1 = pot2 = 0.0
         b1, b2 = BUTTON
@@ -160,16 +188,15 @@ class Evaluator:
             else:
                 continue
             miss[key] *= 1.0 - p
-        v += BUTTON_POINTS * (w.button * pot2 + w.button1 * pot1)
         # -- rainbow: every colour without a button still gets one
+        chance = 0.0
         if not s.rainbow:
             chance = 1.0
             for c in range(6):
                 if not s.bcol >> c & 1:
                     chance *= 1.0 - miss[c]
-            v += BUTTON_POINTS * w.rainbow * chance
             if self.scenario is not None and self.scenario.rainbow:
-                v += w.scenario_bonus * chance
+                extra += self.w.scenario_bonus * chance
         # -- cats
         size_total = 0.0
         cat_tokens = [0.0, 0.0, 0.0]  # expected future tokens per cat
@@ -179,13 +206,14 @@ class Evaluator:
                 p = SIZE_CAT[need - 1][libs - 1][turns]
                 size_total += points[ci] * p
                 cat_tokens[ci] += p
-        v += w.size_cat * size_total + self._shapes(s, f, turns, cat_tokens)
+        shape1, shape2 = self._shapes(s, f, turns, cat_tokens)
         if self.scenario is not None:
             buttons = [0.0] * 6
             for key, size, libs in f.colour.values():
                 buttons[key] += (b2 if size == 2 else b1)[libs - 1][turns]
-            v += self._scenario(s, goals, cat_tokens, buttons)
-        return v
+            extra += self._scenario(s, goals, cat_tokens, buttons)
+        return (sum(goals), BUTTON_POINTS * pot2, BUTTON_POINTS * pot1, BUTTON_POINTS * chance,
+                size_total, shape1, shape2), extra
 
     # ------------------------------------------------------------------ group features
 
@@ -315,10 +343,11 @@ class Evaluator:
         f.pattern, f.pattern_forbid, f.opened = pattern_, pforbid, opened
         return f
 
-    def _shapes(self, s: Quilt, f: Features, turns: int, tokens: list[float]) -> float:
-        """Points expected from the shape cats; adds the expected tokens per cat to ``tokens``."""
-        w1, w2 = self.w.shape_cat, self.w.shape_cat2
-        total = 0.0
+    def _shapes(self, s: Quilt, f: Features, turns: int, tokens: list[float]
+                ) -> tuple[float, float]:
+        """Points expected from the shape cats, from the best and from the second-best open
+        placements; adds the expected tokens per cat to ``tokens``."""
+        total1 = total2 = 0.0
         for cat in self.cats:
             if cat.size:
                 continue
@@ -340,9 +369,10 @@ class Evaluator:
                             break
                         k1 = k
                         used = m
-                total += cat.points * (w1 * first[k1][turns] + w2 * second[k2][turns])
+                total1 += cat.points * first[k1][turns]
+                total2 += cat.points * second[k2][turns]
                 tokens[cat.index] += first[k1][turns] + second[k2][turns]
-        return total
+        return total1, total2
 
     @staticmethod
     def _shape_list(s: Quilt, cat: _Cat, key: int, opened: int, forbid: int
