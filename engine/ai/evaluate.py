@@ -162,6 +162,10 @@ class Evaluator:
         return (s.score + extra + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
                 + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6])
 
+    def scenario_points(self, s: Quilt) -> float:
+        """The bonus :meth:`value` gives a full quilt for the scenario's conditions met."""
+        return self._scenario(s, self.goal_points(s, 0.0), None, None)
+
     def terms(self, s: Quilt) -> tuple[float, ...]:
         """The unweighted potentials of a quilt that is not full, in :data:`TERMS` order (what
         :meth:`value` weighs; ``benchmarks/bench_ai.py --fit`` fits the weights to them)."""

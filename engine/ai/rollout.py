@@ -100,6 +100,9 @@ class Outcome:
     total: float
     parts: tuple[float, ...]
     done: bool
+    # solo achievement mode, a playout played to the end: the value function's bonus for the
+    # scenario's conditions met (not in ``total``, a score; a cut playout's leaf counts them)
+    bonus: float = 0.0
 
 
 def derive_seed(*parts: int) -> int:
@@ -289,7 +292,8 @@ class SeatSim:
                     parts[GOAL_PART + i] = float(goal_result(cfg, quilt, spot,
                                                              self.goals[i])[2])
         if not q.empty:
-            return Outcome(sum(parts), tuple(parts), True)
+            bonus = self.evaluator.scenario_points(q) if cfg.scenario is not None else 0.0
+            return Outcome(sum(parts), tuple(parts), True, bonus)
         return Outcome(self.leaf(q), tuple(parts), done)
 
     # ------------------------------------------------------------------ placement helpers

@@ -103,3 +103,32 @@ def test_cached_evaluation_matches_fresh(catalog: Catalog, cats: tuple[str, str,
             child = rules.place(s, rng.choice(cells), rng.randrange(36))
             assert ev.value(child) == pytest.approx(ev.value(fresh(child)))
         s = child
+
+
+def test_value_weighs_its_terms_by_the_turns_left(catalog: Catalog) -> None:
+    """The value of an open quilt is the points earned plus each term of ``Evaluator.terms``
+    times its weight; per-turn weights (``Weights.by_turns``) replace the scales turn by turn."""
+    from dataclasses import replace
+
+    from engine.ai.evaluate import DEFAULT, TERMS, Evaluator
+    from engine.ai.model import bits
+
+    state = random_state(catalog, GameOptions(players=1), 23, 1)
+    rules = Rules(state.config)
+    goals = state.seats[0].goals
+    today = Evaluator(state.config, rules, goals)
+    rows = [tuple(0.1 * (t + 1) * (k + 1) for k in range(len(TERMS))) for t in range(23)]
+    fitted = Evaluator(state.config, rules, goals, replace(DEFAULT, by_turns=tuple(rows)))
+    rng = random.Random(5)
+    s = own_quilt(private_view(state, 0), rules)
+    while s.empty:
+        terms = today.terms(s)
+        assert len(terms) == len(TERMS)
+        t = s.empty.bit_count()
+        assert today.value(s) == pytest.approx(
+            s.score + sum(w * x for w, x in zip(DEFAULT.per_turn()[t], terms, strict=True)))
+        assert fitted.value(s) == pytest.approx(
+            s.score + sum(w * x for w, x in zip(rows[t], terms, strict=True)))
+        s = rules.place(s, rng.choice(bits(s.empty)), rng.randrange(36))
+    # a full quilt is worth its exact score whatever the weights
+    assert fitted.value(s) == today.value(s)

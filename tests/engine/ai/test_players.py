@@ -196,3 +196,37 @@ def test_strong_counts_what_the_market_leaves_the_next_player(catalog: Catalog,
     for k in deny:  # with one other player, the whole weight falls on the best tile left
         left = max(g for j, g in gain.items() if j != k)
         assert deny[k] == pytest.approx(player.deny_weight * left)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_strong_plays_out_its_best_moves(catalog: Catalog, seed: int) -> None:
+    """Among the moves its search valued within ``refine_margin`` of the best, strong plays
+    the one whose playouts on the same sampled futures end best; a move further below is
+    never played, however well its playouts end."""
+    from engine.ai.rollout import SeatSim
+    from engine.moves import PlaceTile
+
+    state = random_state(catalog, GameOptions(players=1), seed, 7)
+    view = private_view(state, 0)
+    moves = [m for m in legal_moves(state, 0)
+             if isinstance(m, PlaceTile) and m.market is not None][::7][:5]
+    player = StrongPlayer(seed)
+    probe = random.Random()
+    probe.setstate(player._rng.getstate())
+    sim = SeatSim(view)
+    futures = sim.sample_futures(player.playouts, probe.getrandbits(64))
+
+    def mean(m: PlaceTile) -> float:
+        outs = [sim.play_out(m, f, player.playout_depth) for f in futures]
+        return sum(o.total + o.bonus for o in outs) / len(outs)
+
+    means = {m: mean(m) for m in moves}
+    by_mean = sorted(moves, key=lambda m: means[m], reverse=True)
+    top = by_mean[0]
+    assert means[by_mean[1]] > means[by_mean[2]]
+    # the search ranks the next three the other way round, and the best playout far below
+    near = by_mean[1:4][::-1]
+    scored = [(10.0 - 0.5 * i, m) for i, m in enumerate(near)]
+    scored.append((10.0 - player.refine_margin - 1.0, top))
+    chosen = player._refine(view, scored, near[0], 10.0)
+    assert chosen == by_mean[1] != near[0]
