@@ -24,8 +24,8 @@ seeded ``random.Random`` and nothing else random. They share the quilt model
   sampled from its view, each move followed by a few turns of the rollout policy
   (:mod:`engine.ai.rollout`, about the normal player) on the same futures, then valued by the
   value function. The search misjudges what the next turns really offer (which tiles come,
-  which cells stay free); the playouts see it. On the same 100 solo deals this added
-  +3.0 points a game (see the README), mostly in cats, for about 1.4 times the time.
+  which cells stay free); the playouts see it. On the same 200 solo deals this added
+  1.5 ± 0.6 points a game (see the README), mostly in cats, for about 1.4 times the time.
 
 The goal draft (:func:`draft_value`) scores each arrangement of three of the offered goals by
 the value function of the empty quilt, whose goal part is the expected points of each goal from
