@@ -368,10 +368,13 @@ class Kernel:
             self._users[user_id] = replace(await self.user(user_id), **changes)
         return new
 
-    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None) -> LiveGame:
+    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None,
+                         tournament_table: tuple[int, int, int] | None = None) -> LiveGame:
         """Store a game that does not exist yet (``tx.g.id`` is 0) with everything ``tx``
         prepared for it, in one transaction; returns it with its id. ``challenge_entry``: the
-        person's attempt at the weekly challenge (DuplicateEntryError: they have one)."""
+        person's attempt at the weekly challenge (DuplicateEntryError: they have one).
+        ``tournament_table``: (tournament, round, table) the game is played at, linked in the
+        same transaction (StaleWriteError, nothing stored: that table has its game)."""
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
@@ -383,7 +386,7 @@ class Kernel:
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
             timers=[*tx.upsert_timers, *self._idle_timer(tx)],
-            challenge_entry=challenge_entry))
+            challenge_entry=challenge_entry, tournament_table=tournament_table))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
         self._remember(new)

@@ -234,6 +234,7 @@ class NoticeKind(StrEnum):
     SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
     CHALLENGE_OVER = "challenge_over"  # DM: your weekly challenge game is over (its score)
     CHALLENGE_SUMMARY = "challenge_summary"  # no game: a closed week's board, in a channel
+    TOURNAMENT = "tournament"  # no game: a tournament's sign-up, round, standings, podium...
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from bot.core.storage.rows import (
     AchievementRow,
     ChallengeRow,
     DuplicateEntryError,
+    EntrantRow,
     EntryRow,
     GameRow,
     GameWrite,
@@ -57,19 +58,60 @@ from bot.core.storage.rows import (
     SeatRow,
     StaleWriteError,
     StorageError,
+    TableRow,
     TimerRow,
     TotalsRow,
+    TournamentRow,
+    TournamentWrite,
     UserRow,
 )
 
 __all__ = [
-    "ACTIVE_STATUSES", "FINAL_STATUSES", "GAME_COLUMNS", "NEW_GAME_COLUMNS", "TABLES", "THREAD",
-    "USER_COLUMNS", "AchievementRow", "ChallengeRow", "ChallengeStore", "DuplicateEntryError",
-    "EntryRow", "GameChanged", "GameRow", "GameStore", "GameWrite", "Lane", "MaintenanceStore",
-    "MoveRow", "NewGame", "NoticeDraft", "NoticeStatus", "OutboxStats", "OutboxStore",
-    "PlayerStore", "RatingKey", "RatingRow", "RatingUpdate", "ResultRow", "ReviewRow",
-    "ReviewStore", "SeatRow", "ServerStore", "StaleWriteError", "StorageError", "Store",
-    "TimerRow", "TimerStore", "TotalsRow", "UserRow",
+    "ACTIVE_STATUSES",
+    "FINAL_STATUSES",
+    "GAME_COLUMNS",
+    "NEW_GAME_COLUMNS",
+    "TABLES",
+    "THREAD",
+    "USER_COLUMNS",
+    "AchievementRow",
+    "ChallengeRow",
+    "ChallengeStore",
+    "DuplicateEntryError",
+    "EntrantRow",
+    "EntryRow",
+    "GameChanged",
+    "GameRow",
+    "GameStore",
+    "GameWrite",
+    "Lane",
+    "MaintenanceStore",
+    "MoveRow",
+    "NewGame",
+    "NoticeDraft",
+    "NoticeStatus",
+    "OutboxStats",
+    "OutboxStore",
+    "PlayerStore",
+    "RatingKey",
+    "RatingRow",
+    "RatingUpdate",
+    "ResultRow",
+    "ReviewRow",
+    "ReviewStore",
+    "SeatRow",
+    "ServerStore",
+    "StaleWriteError",
+    "StorageError",
+    "Store",
+    "TableRow",
+    "TimerRow",
+    "TimerStore",
+    "TotalsRow",
+    "TournamentRow",
+    "TournamentStore",
+    "TournamentWrite",
+    "UserRow",
 ]
 
 GameChanged = Callable[[int, int], None]  # (game id, version) written by another process
@@ -293,6 +335,49 @@ class ChallengeStore(Protocol):
         summaries in the same transaction."""
 
 
+class TournamentStore(Protocol):
+    """Tournaments (issue #23): versioned rows, their entrants and tables. Every step is one
+    :meth:`write_tournament` (StaleWriteError when another process took it first)."""
+
+    @abc.abstractmethod
+    async def create_tournament(self, row: TournamentRow,
+                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
+        """Store a new tournament (``row.id`` ignored) with the notices ``notices`` makes from
+        its id, in one transaction; returns the id."""
+
+    @abc.abstractmethod
+    async def tournament(self, tournament_id: int) -> TournamentRow | None: ...
+
+    @abc.abstractmethod
+    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
+        """A server's tournaments, newest first."""
+
+    @abc.abstractmethod
+    async def due_tournaments(self, now: int) -> list[TournamentRow]:
+        """Sign-ups whose start time came, and every running tournament."""
+
+    @abc.abstractmethod
+    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
+        """In sign-up order."""
+
+    @abc.abstractmethod
+    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
+        """Every table of every round, in order."""
+
+    @abc.abstractmethod
+    async def table_of_game(self, game_id: int) -> TableRow | None:
+        """The tournament table a game is played at (None: not a tournament game)."""
+
+    @abc.abstractmethod
+    async def open_tables(self, tournament_id: int, round_no: int) -> int:
+        """Tables of the round without a game yet (byes aside) or whose game goes on."""
+
+    @abc.abstractmethod
+    async def write_tournament(self, write: TournamentWrite) -> int:
+        """Apply one step in one transaction (StaleWriteError if the version moved); returns
+        the notices queued."""
+
+
 class ReviewStore(Protocol):
     """Computed reviews of finished games, kept once per seat."""
 
@@ -383,7 +468,7 @@ class MaintenanceStore(Protocol):
 
 
 class Store(GameStore, OutboxStore, TimerStore, PlayerStore, ChallengeStore, ReviewStore,
-            ServerStore, MaintenanceStore, abc.ABC):
+            ServerStore, MaintenanceStore, TournamentStore, abc.ABC):
     """Every role at once: what a backend implements. Each method is one transaction (or one
     read)."""
 

@@ -18,6 +18,7 @@ from bot.core.storage.rows import (
     GAME_COLUMNS,
     NEW_GAME_COLUMNS,
     TABLES,
+    TOURNAMENT_COLUMNS,
     USER_COLUMNS,
     ChallengeRow,
     EntryRow,
@@ -27,7 +28,9 @@ from bot.core.storage.rows import (
     ResultRow,
     ReviewRow,
     SeatRow,
+    TableRow,
     TimerRow,
+    TournamentRow,
     UserRow,
 )
 from bot.core.storage.steps import Batch, Claim, Row
@@ -63,6 +66,8 @@ PRIMARY_KEYS = {
     "results": "game_id, seat", "player_totals": "guild_id, user_id", "app_state": "key",
     "achievements": "user_id, achievement", "ratings": "scope, player", "challenges": "week",
     "challenge_entries": "week, user_id", "reviews": "game_id, seat", "guild_settings": "guild_id",
+    "tournaments": "id", "tournament_entrants": "tournament_id, user_id",
+    "tournament_tables": "tournament_id, round, table_no",
 }
 
 
@@ -352,6 +357,64 @@ def challenge_rank(week: str, guild_id: int | None, score: int
     args = (score, week) if guild_id is None else (score, week, guild_id)
     return ("SELECT count(*) FILTER (WHERE score > ?), count(*) FROM challenge_entries "
             f"WHERE week = ? AND score IS NOT NULL{guild}"), args
+
+
+# --------------------------------------------------------------------------- tournaments
+
+TOURNAMENT_FIELDS = (
+    "id, guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
+    "signup_ends_at, starts_at, round_hours, status, round, round_deadline_at, message_id, "
+    "version, created_at, updated_at")
+ENTRANT_FIELDS = "tournament_id, user_id, name, joined_at, withdrawn"
+TABLE_FIELDS = "tournament_id, round, table_no, players, game_id, outcome"
+NEW_TOURNAMENT_COLUMNS = (
+    "guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
+    "signup_ends_at, starts_at, round_hours, status, created_at, updated_at")
+INSERT_TOURNAMENT = (f"INSERT INTO tournaments ({NEW_TOURNAMENT_COLUMNS}) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
+TOURNAMENT = f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE id = ?"
+GUILD_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE guild_id = ? "
+                     "ORDER BY id DESC LIMIT ?")
+# Sign-ups whose start came, and every running tournament (their rounds are checked).
+DUE_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE "
+                   "(status = 'signup' AND starts_at <= ?) OR status = 'running' ORDER BY id")
+ENTRANTS = (f"SELECT {ENTRANT_FIELDS} FROM tournament_entrants WHERE tournament_id = ? "
+            "ORDER BY joined_at, user_id")
+INSERT_ENTRANT = f"INSERT INTO tournament_entrants ({ENTRANT_FIELDS}) VALUES (?, ?, ?, ?, ?)"
+DELETE_ENTRANT = "DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?"
+WITHDRAW_ENTRANT = ("UPDATE tournament_entrants SET withdrawn = ? "
+                    "WHERE tournament_id = ? AND user_id = ? AND withdrawn IS NULL")
+TABLES_OF = (f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE tournament_id = ? "
+             "ORDER BY round, table_no")
+INSERT_TABLE = f"INSERT INTO tournament_tables ({TABLE_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
+SET_OUTCOME = ("UPDATE tournament_tables SET outcome = ? "
+               "WHERE tournament_id = ? AND round = ? AND table_no = ?")
+# The game of a table, linked once (in the transaction that creates the game).
+LINK_TABLE = ("UPDATE tournament_tables SET game_id = ? "
+              "WHERE tournament_id = ? AND round = ? AND table_no = ? AND game_id IS NULL")
+TABLE_OF_GAME = f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE game_id = ?"
+# Tables of a round still to be played: no game yet (not a bye), or a game still going.
+OPEN_TABLES = (
+    "SELECT count(*) FROM tournament_tables t LEFT JOIN games g ON g.id = t.game_id "
+    "WHERE t.tournament_id = ? AND t.round = ? AND t.players LIKE '%,%' "
+    f"AND (t.game_id IS NULL OR g.status IN {ACTIVE})")
+
+
+def update_tournament(columns: Sequence[str]) -> str:
+    """The optimistic write of a tournament (see :func:`update_game`)."""
+    checked(columns, TOURNAMENT_COLUMNS, "tournament")
+    sets = "".join(f"{c} = ?, " for c in columns)
+    return (f"UPDATE tournaments SET {sets}version = version + 1, updated_at = ? "
+            "WHERE id = ? AND version = ?")
+
+
+def tournament_row(r: Row) -> TournamentRow:
+    return TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+                         float(r[11]), r[12], r[13], r[14], r[15], r[16], r[17], r[18])
+
+
+def table_row(r: Row) -> TableRow:
+    return TableRow(r[0], r[1], r[2], r[3], r[4], r[5])
 
 
 # --------------------------------------------------------------------------- reviews, servers

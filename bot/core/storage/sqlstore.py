@@ -11,7 +11,7 @@ locks across processes.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from bot.core.models import Notice
@@ -20,6 +20,7 @@ from bot.core.storage.base import Store
 from bot.core.storage.rows import (
     AchievementRow,
     ChallengeRow,
+    EntrantRow,
     EntryRow,
     GameRow,
     GameWrite,
@@ -32,8 +33,11 @@ from bot.core.storage.rows import (
     RatingRow,
     ResultRow,
     ReviewRow,
+    TableRow,
     TimerRow,
     TotalsRow,
+    TournamentRow,
+    TournamentWrite,
     UserRow,
 )
 from bot.core.storage.steps import Plan, Rollback
@@ -260,6 +264,44 @@ class SqlStore(Store):
         if closed and notices:
             self.notices_added.set()
         return closed
+
+    # -- tournaments
+    async def create_tournament(self, row: TournamentRow,
+                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
+        tid = await self._atomic(plans.create_tournament(row, notices))
+        self.notices_added.set()
+        return tid
+
+    async def tournament(self, tournament_id: int) -> TournamentRow | None:
+        r = await self._row(sql.TOURNAMENT, tournament_id)
+        return None if r is None else sql.tournament_row(r)
+
+    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
+        return [sql.tournament_row(r)
+                for r in await self._rows(sql.GUILD_TOURNAMENTS, guild_id, limit)]
+
+    async def due_tournaments(self, now: int) -> list[TournamentRow]:
+        return [sql.tournament_row(r) for r in await self._rows(sql.DUE_TOURNAMENTS, now)]
+
+    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
+        return [EntrantRow(*r) for r in await self._rows(sql.ENTRANTS, tournament_id)]
+
+    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
+        return [sql.table_row(r) for r in await self._rows(sql.TABLES_OF, tournament_id)]
+
+    async def table_of_game(self, game_id: int) -> TableRow | None:
+        r = await self._row(sql.TABLE_OF_GAME, game_id)
+        return None if r is None else sql.table_row(r)
+
+    async def open_tables(self, tournament_id: int, round_no: int) -> int:
+        r = await self._row(sql.OPEN_TABLES, tournament_id, round_no)
+        return int(r[0]) if r is not None else 0
+
+    async def write_tournament(self, write: TournamentWrite) -> int:
+        queued = await self._atomic(plans.write_tournament(write))
+        if queued:
+            self.notices_added.set()
+        return queued
 
     # -- reviews
     async def review(self, game_id: int, seat: int) -> ReviewRow | None:
