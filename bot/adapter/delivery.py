@@ -42,6 +42,7 @@ from bot.adapter.locales import Locales
 from bot.adapter.options import whole_number
 from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
@@ -132,6 +133,7 @@ class NoticeRenderer:
         if kind is NoticeKind.GAME_OVER:
             events = messages.events_from_payload(payload.get("events"))
             out = await messages.game_over_message(tr, game, events)
+            out = tournament_ui.score_sheet(tr, out, payload)  # a tournament table says so
             return progress_ui.decorate_game_over(tr, self.manager, game, out, payload)
         if kind is NoticeKind.CHALLENGE_OVER:
             return await progress_ui.challenge_over_message(tr, self.manager, game, payload)
@@ -215,8 +217,12 @@ class DiscordDelivery:
     async def _channel_notice(self, notice: Notice) -> Receipt:
         """A notice about no game (a closed week's challenge summary), posted in the channel
         it names (``notice.channel_id``), in the server's language."""
-        if notice.kind is not NoticeKind.CHALLENGE_SUMMARY or not notice.channel_id:
+        if notice.kind not in (NoticeKind.CHALLENGE_SUMMARY, NoticeKind.TOURNAMENT) \
+                or not notice.channel_id:
             return SKIPPED
+        if notice.kind is NoticeKind.TOURNAMENT and notice.channel_id:
+            return await tournament_ui.deliver(self.bot, self.client, notice,
+                                               nonce_for(notice.key))
         payload = notice.payload
         guild = self.client.get_guild(int(payload.get("guild_id") or 0))
         locale = payload.get("language") or (guild.preferred_locale if guild else None)

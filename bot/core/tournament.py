@@ -35,24 +35,22 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from bot.core import flow, leaving, pairing
+from bot.core import leaving, pairing
+from bot.core import tournament_tables as tables_io
 from bot.core.clock import from_ms
-from bot.core.game import LiveGame, Tx
-from bot.core.kernel import Kernel, StaleError
+from bot.core.game import Tx
+from bot.core.kernel import Kernel
 from bot.core.models import (
     ErrorCode,
     FirstPlayer,
-    GameStatus,
     LobbyOptions,
     ManagerError,
     NoticeKind,
-    TimeoutAction,
     UserRef,
 )
 from bot.core.storage.base import (
     EntrantRow,
     NoticeDraft,
-    SeatRow,
     StaleWriteError,
     TableRow,
     TournamentRow,
@@ -420,7 +418,7 @@ async def _advance(k: Kernel, row: TournamentRow, now: int) -> int:
             return opened
         for t in await tables(k, row.id):
             if t.round == row.round and t.game_id is not None:
-                await play_out(k, t.game_id)
+                await tables_io.play_out(k, t.game_id)
         if await k.store.open_tables(row.id, row.round):
             return opened
     return opened + await _next_round(k, row, now)
@@ -538,55 +536,10 @@ async def _open_games(k: Kernel, row: TournamentRow) -> int:
     options = LobbyOptions.model_validate_json(row.options, context=STORED)
     opened = 0
     for t in waiting:
-        now = k.now_ms()
-        seats = tuple(SeatRow(i, uid, names.get(uid, str(uid))) for i, uid in enumerate(t.players))
-        g = LiveGame(id=0, status=GameStatus.LOBBY, guild_id=row.guild_id,
-                     channel_id=row.channel_id, thread_id=None, lobby_message_id=None,
-                     host_id=t.players[0], options=options, first_user_id=None,
-                     engine_options=None, state=None, config_json=None, version=0, ply=0,
-                     deadline_at=None, end_reason=None, created_at=now, updated_at=now,
-                     seats=seats)
-        tx = Tx(old=g, g=g, now=now, dm_closed=k.dm_closed)
-        tx.activity = True
-        for s in seats:
-            assert s.user_id is not None
-            await k.user(s.user_id)
-            tx.user_names.append((s.user_id, s.name, None))
-        tx.thread(NoticeKind.OPEN_THREAD)
-        flow.deal(k, tx)
-        try:
-            new = await k.commit_new(tx, tournament_table=(row.id, t.round, t.table_no))
-        except StaleWriteError:
-            continue  # another process opened this table
-        opened += 1
-        await flow.run_computers(k, new)
+        opened += await tables_io.open_game(k, row.guild_id, row.channel_id, options,
+                                            (row.id, t.round, t.table_no),
+                                            [(u, names.get(u, str(u))) for u in t.players])
     return opened
-
-
-async def play_out(k: Kernel, game_id: int) -> None:
-    """Finish a game at the round deadline: the seat it waits for plays on autopilot (or,
-    with ``timeout: computer``, becomes a computer player while another person is left), and
-    computers play their turns, until the game ends."""
-    for _ in range(4 * 30):
-        async with k.lock(game_id):
-            g = await k.reload(game_id)
-            if not g.status.started:
-                if g.status is GameStatus.LOBBY:
-                    await flow.end(k, g, GameStatus.CANCELLED, "round_deadline")
-                return
-            try:
-                if flow.computer_to_move(g) is not None:
-                    await flow.run_computers(k, g, strict=True)
-                    continue
-                seat = next(i for i in range(len(g.seats)) if g.must_act(i))
-                if g.options.timeout_action is TimeoutAction.COMPUTER and len(g.people) > 1:
-                    await flow.convert(k, g, seat, "timeout")
-                    continue
-                assert g.state is not None
-                move = await flow.choose(k, g.state, seat, g.options.ai_level)
-                await flow.apply_move(k, g, seat, move, "autopilot")
-            except StaleError:
-                continue
 
 
 # --------------------------------------------------------------------------- the score sheet

@@ -95,7 +95,7 @@ def test_bigger_tables_seat_everyone_evenly(n: int, size: int, rng: object) -> N
     assert got.bye is None and got.repeats == 0
     assert sorted(u for t in got.tables for u in t) == list(range(n))
     lengths = [len(t) for t in got.tables]
-    assert max(lengths) - min(lengths) <= 1 and 2 <= min(lengths) and max(lengths) <= size
+    assert max(lengths) - min(lengths) <= 1 and min(lengths) >= 2 and max(lengths) <= size
 
 
 @st.composite

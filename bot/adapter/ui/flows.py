@@ -21,6 +21,7 @@ from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
+from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.words.catalogue import Text
@@ -257,6 +258,8 @@ ROUTES: dict[type[ids.CustomId], Handler] = {
     ids.PickId: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
     ids.HintId: lambda it, ix: review_ui.hint_click(ix, it.cid),
     ids.ReviewId: lambda it, ix: review_ui.review_click(ix, it.cid),
+    ids.TournamentJoinId: lambda it, ix: tournament_ui.join_click(ix, it.cid),
+    ids.TournamentLeaveId: lambda it, ix: tournament_ui.leave_click(ix, it.cid),
 }
 
 
