@@ -10,6 +10,7 @@ server's language (``/calico admin``), else the organiser's.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("calico.tournament")
 
 STANDINGS_PNG = "standings.png"
+THREAD_WAIT = 10.0  # seconds a round's post waits for its tables' threads
 
 
 async def channel_text(bot: App, t: tour.TournamentInfo) -> Text:
@@ -99,19 +101,35 @@ async def standings_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
     return out
 
 
-async def round_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
-                        round_no: int) -> Outgoing:
-    lines = []
-    for x in await tour.tables(manager, t.id):
-        if x.round != round_no:
-            continue
-        thread = None
+async def _threads(manager: Manager, tables: list[tour.Table]) -> dict[int, int | None]:
+    """The thread of each table's game (by table number; None: no game or thread yet)."""
+    out: dict[int, int | None] = {}
+    for x in tables:
+        out[x.table_no] = None
         if x.game_id is not None:
             try:
-                thread = (await manager.get_game(x.game_id, fresh=True)).thread_id
+                out[x.table_no] = (await manager.get_game(x.game_id, fresh=True)).thread_id
             except ManagerError:
-                thread = None
-        lines.append(words.table_line(tr, t, x, thread))
+                pass
+    return out
+
+
+async def round_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
+                        round_no: int, wait: float = THREAD_WAIT) -> Outgoing:
+    """A round's tables, each linked to its game's thread. The round's games are created
+    right after the write that queued this post, and their threads opened by other lanes of
+    the outbox at the same time: it waits a little (real time) for them, then names a table
+    still without a thread by its game number."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while True:
+        tables = [x for x in await tour.tables(manager, t.id) if x.round == round_no]
+        threads = await _threads(manager, tables)
+        missing = [x for x in tables if not x.bye and threads[x.table_no] is None]
+        if not missing or loop.time() >= end:
+            break
+        await asyncio.sleep(0.1)
+    lines = [words.table_line(tr, t, x, threads[x.table_no]) for x in tables]
     out = Outgoing(words.round_text(tr, t, round_no, lines))
     out.ping = [u for x in await tour.tables(manager, t.id) if x.round == round_no
                 for u in x.players]
