@@ -18,9 +18,10 @@ takes a step twice (the loser's write finds the version moved and reads again):
   standings posted, and the next round paired, or the podium posted after the last one.
 
 Withdrawing (:func:`leave` once it runs, or the organiser's :func:`remove`) drops a player from
-later rounds; their seats in open games become computer players (:func:`bot.core.leaving.
-leave_game`). Results feed ratings and achievements as any game's do; :func:`game_over` adds
-the tournament's name and round to a table's score sheet. Nothing here imports discord.
+later rounds; their seats in open games become computer players
+(:func:`bot.core.leaving.leave_game`). Results feed ratings and achievements as any game's
+do; :func:`game_over` adds the tournament's name and round to a table's score sheet.
+Nothing here imports discord.
 """
 
 from __future__ import annotations

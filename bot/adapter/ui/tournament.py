@@ -11,6 +11,7 @@ server's language (``/calico admin``), else the organiser's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -107,10 +108,8 @@ async def _threads(manager: Manager, tables: list[tour.Table]) -> dict[int, int 
     for x in tables:
         out[x.table_no] = None
         if x.game_id is not None:
-            try:
+            with contextlib.suppress(ManagerError):  # a game gone: no link
                 out[x.table_no] = (await manager.get_game(x.game_id, fresh=True)).thread_id
-            except ManagerError:
-                pass
     return out
 
 
