@@ -52,6 +52,7 @@ from bot.core.computers import ComputerPool
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
+from bot.core.storage import require_postgres_driver
 from bot.core.timers import SweepLoop
 from bot.ops import memory
 from bot.ops.health import HealthServer, HealthThresholds, start_listener
@@ -297,6 +298,7 @@ class CalicoBot(commands.AutoShardedBot):
         except discord.HTTPException as e:
             log.warning("could not read Discord's gateway recommendation: %s", e)
         if settings.cluster_slots:
+            require_postgres_driver()
             from bot.core.storage.postgres.store import wait_for_slot
 
             slots = settings.cluster_slots
