@@ -92,6 +92,8 @@ Policy: TypeAlias = Free | Counted | Privileged
 MANAGE_SERVER: Final = "Manage Server"
 GAME_HOST: Final = "the game's host, or Manage Server in the game's server"
 LOBBY_HOST: Final = "the lobby's host"
+TOURNAMENT_MAKER: Final = "Manage Server, or the tournament role chosen in /calico admin"
+ORGANISER: Final = "the tournament's organiser, Manage Server, or the tournament role"
 
 
 def component(cls: type[ids.CustomId]) -> str:
@@ -126,6 +128,14 @@ POLICY: Final[dict[str, Policy]] = {
     slash("leave"): FREE,  # bounded by the games they are in
     slash("admin"): Privileged(MANAGE_SERVER),
     slash("abandon"): Privileged(GAME_HOST),
+    slash("tournament create"): Privileged(TOURNAMENT_MAKER),
+    slash("tournament close"): Privileged(ORGANISER),
+    slash("tournament remove"): Privileged(ORGANISER),
+    slash("tournament pause"): Privileged(ORGANISER),
+    slash("tournament cancel"): Privileged(ORGANISER),
+    slash("tournament list"): Counted(LOOKUP),
+    slash("tournament standings"): Counted(REPLAY),  # the standings picture
+    slash("tournament leave"): FREE,  # once per tournament and person
     # ---------------------------------------------------------------- buttons and selects
     component(ids.LobbyId): Counted(LOBBY),  # join, leave, computer, start, cancel, pet
     component(ids.LobbyRemoveId): Privileged(LOBBY_HOST),
@@ -141,6 +151,8 @@ POLICY: Final[dict[str, Policy]] = {
     component(ids.PickId): FREE,  # the winner's own row, once per game
     component(ids.HintId): Counted(REVIEW),
     component(ids.ReviewId): Counted(REVIEW),
+    component(ids.TournamentJoinId): Counted(LOBBY),  # each click edits the sign-up post
+    component(ids.TournamentLeaveId): Counted(LOBBY),
     # ---------------------------------------------------------------- the rest
     "autocomplete": Counted(AUTOCOMPLETE),
 }

@@ -20,6 +20,7 @@ import pytest
 
 from bot.adapter import policy
 from bot.adapter.client import CalicoBot
+from bot.core import tournament
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, NoticeKind, UserRef
@@ -195,10 +196,35 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
         return await private_text(await env.select("carol", env.get_message(lobby.id), remove,
                                                    [f"u{bob}"]))
 
+    # A tournament alice organises (made through the core: only a manager could create one).
+    now = manager.now_ms()
+    cup = await tournament.create(
+        manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, lobby.channel_id,
+        tournament.Spec("Cup", tournament.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+                        now + 86_400_000, 72.0))
+
+    def organiser(action: str, **options: Any) -> Callable[[], Awaitable[str]]:
+        async def drive() -> str:
+            return await private_text(await env.slash(
+                "carol", "calico", f"tournament {action}",
+                options={"tournament": cup.id, **options}))
+        return drive
+
+    async def create_cup() -> str:
+        return await private_text(await env.slash("carol", "calico", "tournament create",
+                                                  options={"name": "Mine"}))
+
+    not_organiser = EN("error.tournament_organiser_only")
     drivers: dict[str, tuple[Callable[[], Awaitable[str]], str]] = {
         policy.slash("admin"): (admin, EN("hosting.manage_only")),
         policy.slash("abandon"): (abandon, FR("error.manage_guild")),
         "select:lr": (remove_select, EN("error.host_only")),
+        policy.slash("tournament create"): (create_cup, EN("tournament.create_refused")),
+        policy.slash("tournament close"): (organiser("close"), not_organiser),
+        policy.slash("tournament remove"): (organiser("remove", user="alice"),
+                                            not_organiser),
+        policy.slash("tournament pause"): (organiser("pause"), not_organiser),
+        policy.slash("tournament cancel"): (organiser("cancel"), not_organiser),
     }
     privileged = {k for k, v in policy.POLICY.items() if isinstance(v, policy.Privileged)}
     assert drivers.keys() == privileged, "drive every privileged entry here"
@@ -207,6 +233,11 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
         assert await drive() == refusal, kind
     assert await manager.get_game(game_id, fresh=True) == before
     assert (await manager.server_settings(env.guild.id)).is_default
+    # The cup is as it was (its sign-up post, made meanwhile, is the only change).
+    after = await tournament.get(manager, cup.id)
+    assert (after.status, after.entrants, after.signup_ends_at) == (
+        cup.status, cup.entrants, cup.signup_ends_at)
+    assert len(await tournament.listed(manager, env.guild.id)) == 1
 
     # The host removes bob: the lobby says so, and bob cannot join again.
     select = env.get_message(lobby.id).select(remove)
