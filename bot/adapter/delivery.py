@@ -318,7 +318,7 @@ class DiscordDelivery:
             # Pictures in words: the description follows the message's own text, in more
             # messages when it does not fit in one.
             tr = await self.bot.locales.text_for(notice.user_id)
-            out.content, *more = described.dm_parts(tr, out) or [out.content]
+            out.content, *more = described.dm_parts(tr, out, postmarks.ROOM) or [out.content]
         nonce = nonce_for(notice.key)
         parts = [nonce_for(f"{notice.key}w{i}") for i in range(len(more))]
         try:

@@ -20,13 +20,14 @@ from collections.abc import Sequence
 
 import discord
 
-from bot.words import markup
+from bot.words import describe
 
 START = "\u2060"  # word joiner: opens the mark, and keeps it from joining the text before it
 DIGITS = ("\u200b", "\u200c", "\u200d")  # zero width space, non-joiner, joiner: base 3
 WIDTH = 21  # 3 ** 21 > 2 ** 32
 LENGTH = 1 + WIDTH
-CONTENT_LIMIT = 2000  # Discord's, for a message's content
+CONTENT_LIMIT = describe.MESSAGE_CONTENT_LIMIT  # Discord's, for a message's content
+ROOM = CONTENT_LIMIT - LENGTH  # what a marked message's own text may take
 LOOK_LIMIT = 100  # recent messages read back (one request): the post in doubt is among them
 
 
@@ -42,8 +43,8 @@ def mark_of(nonce: str) -> str:
 
 def marked(content: str | None, nonce: str) -> str:
     """``content`` with the mark of ``nonce`` at its end (the text shortened if it must be, to
-    stay within Discord's limit)."""
-    return markup.clip(content or "", CONTENT_LIMIT - LENGTH) + mark_of(nonce)
+    stay within Discord's limit; texts split into parts are cut to :data:`ROOM` before)."""
+    return describe.clip(content or "", ROOM) + mark_of(nonce)
 
 
 def mark_in(content: str) -> str | None:
