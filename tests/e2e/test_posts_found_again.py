@@ -53,6 +53,9 @@ async def test_a_post_already_in_discord_is_found_and_only_its_missing_parts_pos
                                                            for n in nonces]
     assert all(not visible(m)[-1:].isspace() and visible(m).strip() for m in parts)
 
+    # Posting as usual never reads a channel back.
+    assert not [r for r in env.requests if r.method == "GET" and r.path.endswith("/messages")]
+
     # A part went missing (deleted): looking finds the prompt and posts that part alone.
     lost = parts[-1]
     lost.deleted = True
