@@ -95,6 +95,9 @@ class ManagerConfig:
     # Per person (None: no limit): open lobbies hosted, and games in at once (bot.core.limits).
     max_lobbies: int | None = None
     max_active_games: int | None = None
+    # New lobbies a person may open (cancelled ones included): this many at once, then one
+    # more every 60/N minutes (None: no limit; bot.core.limits.LobbyAllowance).
+    new_lobbies_per_hour: int | None = None
 
 
 # What the facade registers for a game's end: it adds to the last move's change (achievements,
@@ -144,6 +147,8 @@ class Kernel:
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
         self.servers = ServerSettingsCache(store, self.now_ms)  # /calico admin's choices
+        self.new_lobbies = game_limits.LobbyAllowance(self.config.new_lobbies_per_hour,
+                                                      clock=lambda: self.now_ms() / 1000)
 
     # ------------------------------------------------------------------ clock and locks
 
@@ -295,6 +300,8 @@ class Kernel:
                 cols[name] = getattr(g, name)
         if g.status is not old.status:
             cols["status"] = g.status.value
+        if g.options != old.options:  # in the lobby: who the host removed (options.barred)
+            cols["options"] = g.options.model_dump_json()
         if g.engine_options is not old.engine_options and g.engine_options is not None:
             cols["engine_options"] = g.engine_options.model_dump_json()
         state = g.state
@@ -472,8 +479,11 @@ class Kernel:
 
     async def check_limits(self, user_id: int, *, hosting: bool) -> None:
         """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
-        lobbies, as the configuration allows."""
+        lobbies, as the configuration allows, or (``hosting``) who has opened as many new
+        lobbies lately as the hourly allowance lets them."""
         config = self.config
+        if hosting:
+            self.new_lobbies.check(user_id)
         if config.max_lobbies is None and config.max_active_games is None:
             return
 

@@ -127,6 +127,9 @@ class Manager(Kernel):
     async def remove_computer(self, game_id: int, by_user_id: int, seat: int) -> GameInfo:
         return await lobby.remove_computer(self, game_id, by_user_id, seat)
 
+    async def remove_person(self, game_id: int, by_user_id: int, user_id: int) -> GameInfo:
+        return await lobby.remove_person(self, game_id, by_user_id, user_id)
+
     async def claim_first(self, game_id: int, user_id: int) -> GameInfo:
         """The "who most recently pet a cat" race: the first seated person to click goes first.
         A later click by someone else is refused with ``not_allowed``."""

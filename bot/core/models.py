@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     GAME_OVER = "game_over"
     NOT_ALLOWED = "not_allowed"
     ALREADY_HELD = "already_held"  # an achievement row another game filled already
+    REMOVED = "removed"  # the host removed this person from the lobby: no joining again
 
 
 class ManagerError(Exception):
@@ -95,6 +96,8 @@ class LobbyOptions(BaseModel):
     first: FirstPlayer = FirstPlayer.RANDOM
     ai_level: str = "normal"
     hints: bool = False  # players may ask for hints (the game then counts for no rating)
+    # People the host removed from the lobby: they may not join it again (issue #20).
+    barred: tuple[int, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:

@@ -73,14 +73,20 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
 
 async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemoveId,
                        values: list[str]) -> None:
-    """The host removes a computer seat (anyone else gets a private refusal)."""
+    """The host removes a computer seat (value: its seat) or someone who joined (value:
+    ``u<user id>``, who may then not join again); anyone else gets a private refusal."""
     bot = app_of(interaction)
 
     async def work() -> Outgoing:
-        seat = options.whole_number(values[0] if values else "")
-        if seat is None:
+        value = values[0] if values else ""
+        person = options.whole_number(value[1:]) if value.startswith("u") else None
+        seat = None if person is not None else options.whole_number(value)
+        if person is not None:
+            game = await bot.manager.remove_person(cid.game, interaction.user.id, person)
+        elif seat is not None:
+            game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
+        else:
             raise ManagerError("stale")
-        game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
         tr = await bot.thread_text(game)
         return await progress_ui.lobby_message(tr, bot.manager, game)
 

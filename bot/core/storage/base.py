@@ -228,7 +228,9 @@ class PlayerStore(Protocol):
 
     @abc.abstractmethod
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
-                          ) -> list[TotalsRow]: ...
+                          ) -> list[TotalsRow]:
+        """The most wins (then the best average) in one server (0: every server), leaving out
+        the games of weekly challenges whose week is still open (issue #20)."""
 
     @abc.abstractmethod
     async def best_without(self, user_id: int, guild_id: int, game_id: int) -> int | None:

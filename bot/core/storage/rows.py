@@ -17,7 +17,7 @@ ACTIVE_STATUSES = ("lobby", "draft", "play")
 # Columns a GameWrite may set: names are interpolated into SQL, so only these are accepted.
 GAME_COLUMNS = frozenset({
     "status", "thread_id", "lobby_message_id", "host_id", "first_user_id", "engine_options",
-    "state", "ply", "deadline_at", "end_reason", "flags",
+    "state", "ply", "deadline_at", "end_reason", "flags", "options",
 })
 NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options", "rematch_of",
                                    "challenge_week"}

@@ -294,9 +294,29 @@ TOTALS = _TOTALS + "WHERE t.guild_id = ? AND t.user_id = ?"
 BEST_WITHOUT = (
     "SELECT max(total) FROM results WHERE user_id = ? AND counted = 1 AND game_id <> ? "
     "AND (? = 0 OR guild_id = ?)")
+# The games of weekly challenges still open: their scores stay off the public boards until
+# the week closes (issue #20; a person's own /calico stats leaves them out the same way for
+# others, bot.core.queries.user_stats).
+_OPEN_CHALLENGE_GAMES = (
+    "SELECT e.game_id FROM challenge_entries e JOIN challenges c ON c.week = e.week "
+    "WHERE c.closed_at IS NULL")
+_HIDDEN = (
+    "SELECT r.user_id, count(*) AS games, sum(r.win) AS wins, sum(r.total) AS total "
+    f"FROM results r WHERE r.counted = 1 AND r.game_id IN ({_OPEN_CHALLENGE_GAMES}) "
+    "AND (? = 0 OR r.guild_id = ?) GROUP BY r.user_id")
+_GAMES = "(t.games - coalesce(h.games, 0))"
+_WINS = "(t.wins - coalesce(h.wins, 0))"
+_SUM = "(t.score_sum - coalesce(h.total, 0))"
+# Params: the scope four times (best, hidden), the scope, min games, limit.
 LEADERBOARD = (
-    _TOTALS + "WHERE t.guild_id = ? AND t.games >= ? "
-    "ORDER BY t.wins DESC, CAST(t.score_sum AS REAL) / NULLIF(t.games, 0) DESC, t.games DESC, "
+    f"SELECT t.guild_id, t.user_id, coalesce(u.name, ''), {_GAMES}, {_WINS}, {_SUM}, "
+    "CASE WHEN h.user_id IS NULL THEN t.best ELSE (SELECT max(r.total) FROM results r "
+    "WHERE r.user_id = t.user_id AND r.counted = 1 AND (? = 0 OR r.guild_id = ?) "
+    f"AND r.game_id NOT IN ({_OPEN_CHALLENGE_GAMES})) END "
+    "FROM player_totals t LEFT JOIN users u ON u.user_id = t.user_id "
+    f"LEFT JOIN ({_HIDDEN}) h ON h.user_id = t.user_id "
+    f"WHERE t.guild_id = ? AND {_GAMES} >= ? AND {_GAMES} > 0 "
+    f"ORDER BY {_WINS} DESC, CAST({_SUM} AS REAL) / NULLIF({_GAMES}, 0) DESC, {_GAMES} DESC, "
     "t.user_id LIMIT ?")
 ACHIEVEMENTS = (f"SELECT {ACHIEVEMENT_FIELDS} FROM achievements "
                 "WHERE user_id = ? ORDER BY earned_at, achievement")

@@ -207,8 +207,9 @@ class SqlStore(Store):
 
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
                           ) -> list[TotalsRow]:
-        return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, guild_id, min_games,
-                                                         limit)]
+        scope = (guild_id, guild_id)
+        return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, *scope, *scope,
+                                                         guild_id, min_games, limit)]
 
     async def achievements(self, user_id: int) -> list[AchievementRow]:
         return [AchievementRow(*r) for r in await self._rows(sql.ACHIEVEMENTS, user_id)]
