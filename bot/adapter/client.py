@@ -255,7 +255,8 @@ class CalicoBot(commands.AutoShardedBot):
         self.tree.error(self.on_app_command_error)
         self.dispatcher = self.manager.dispatcher(DiscordDelivery(self),
                                                   poll_interval=self.dispatch_poll,
-                                                  lease=self.settings.lease_seconds)
+                                                  lease=self.settings.lease_seconds,
+                                                  nonce_window=self.settings.nonce_window_seconds)
         self.sweeper = SweepLoop(MeteredSweeper(self.manager, self.metrics),
                                  interval=self.sweep_interval)
         self.metrics.set_sources(core_scrape_sources(

@@ -264,6 +264,12 @@ class Notice:
     thread_id: int | None
     status: str = "pending"  # see storage.NoticeStatus (tools and tests read it)
     message_id: int | None = None  # the Discord message a delivery created
+    # When it may first have reached Discord unrecorded (a failed attempt, or a process that
+    # died while posting it); None: never tried, or recorded.
+    sent_at: datetime | None = None
+    # Set by the dispatcher when ``sent_at`` is older than Discord's nonce window: the nonce no
+    # longer stops a second copy, so the delivery first looks for the post in the channel.
+    look_first: bool = False
 
     @property
     def is_dm(self) -> bool:

@@ -183,7 +183,8 @@ class OutboxStore(Protocol):
     @abc.abstractmethod
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
         """Up to ``limit`` lanes with work due, longest-waiting first, leased to ``owner`` until
-        ``now + lease_ms``; a lane leased to someone else is taken only once its lease ran out."""
+        ``now + lease_ms``; a lane leased to someone else is taken only once its lease ran out.
+        A lane whose last serve never gave it back (its process died) comes with ``since``."""
 
     @abc.abstractmethod
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
@@ -196,8 +197,14 @@ class OutboxStore(Protocol):
         the notice in flight). False if it was no longer pending."""
 
     @abc.abstractmethod
-    async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
-        """One more failed attempt; the notice (and its lane) wait until ``due``."""
+    async def retry_notice(self, notice_id: int, due: int, error: str, *,
+                           sent_at: int | None = None) -> None:
+        """One more failed attempt; the notice (and its lane) wait until ``due``. ``sent_at``:
+        when that attempt began (kept if an earlier one is: it may have reached Discord)."""
+
+    @abc.abstractmethod
+    async def mark_sent(self, notice_id: int, at: int) -> None:
+        """The notice may be in Discord since ``at`` without being recorded (kept if earlier)."""
 
     @abc.abstractmethod
     async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:

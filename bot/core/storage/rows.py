@@ -243,10 +243,15 @@ class ReviewRow:
 
 @dataclass(frozen=True, slots=True)
 class Lane:
-    """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id)."""
+    """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id).
+
+    ``since`` (ms, not part of the lane's identity): set when the claim found the lane's last
+    serve never ended (its process died), and when that serve began; its first pending notice
+    may then be in Discord already."""
 
     game_id: int
     recipient: int
+    since: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ TIMER_FIELDS = "game_id, kind, seat, due_at, deadline_at, reminders, failures"
 NOTICE_FIELDS = (
     "o.id, o.game_id, o.kind, o.user_id, o.ply, o.payload, o.key, o.attempts, o.created_at, "
     "coalesce(g.guild_id, 0), coalesce(g.channel_id, o.channel_id, 0), g.thread_id, o.status, "
-    "o.message_id")
+    "o.message_id, o.sent_at")
 NOTICE_FROM = "outbox o LEFT JOIN games g ON g.id = o.game_id"
 USER_FIELDS = "user_id, name, locale, reminders, dm_closed_at, last_reminder_at, describe"
 RESULT_FIELDS = ("game_id, seat, user_id, guild_id, total, place, win, counted, breakdown, "
@@ -199,11 +199,17 @@ IDLE_GAME_LANES = ("UPDATE lanes SET next_due = NULL, owner = NULL, lease_until 
 # Due lanes, longest-waiting first, leased to one claimer (see steps.Claim).
 
 
+# ``served_since`` is kept when already set (a serve that never gave the lane back: its
+# process died); a lane claimed back with it earlier than ``now`` may have a notice in flight
+# (SQLite returns the value before the claim, PostgreSQL after: either is read that way).
+
+
 def claim_lanes(owner: str, now: int, lease_until: int, limit: int) -> Claim:
-    return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient"),
+    return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient", "served_since"),
                  "WHERE next_due <= ? ORDER BY next_due LIMIT ?",
-                 "owner = ?, lease_until = ?, next_due = ?",
-                 (now, limit), (owner, lease_until, lease_until))
+                 "owner = ?, lease_until = ?, next_due = ?, "
+                 "served_since = coalesce(served_since, ?)",
+                 (now, limit), (owner, lease_until, lease_until, now))
 
 
 LANE_NOTICES = (
@@ -212,8 +218,13 @@ LANE_NOTICES = (
 FINISH_NOTICE = (
     "UPDATE outbox SET status = ?, done_at = ?, attempts = attempts + 1, message_id = ?, "
     "last_error = coalesce(?, last_error) WHERE id = ? AND status = 'pending'")
-RETRY_NOTICE = ("UPDATE outbox SET attempts = attempts + 1, due_at = ?, last_error = ? "
-                "WHERE id = ? AND status = 'pending'")
+# A failed attempt may still have reached Discord (a timeout, a 5xx after the post): its time
+# is kept (the first one), so a retry past the nonce window looks before posting.
+RETRY_NOTICE = ("UPDATE outbox SET attempts = attempts + 1, due_at = ?, last_error = ?, "
+                "sent_at = coalesce(sent_at, ?) WHERE id = ? AND status = 'pending'")
+# A notice that may be out without being recorded (its lane's serve never ended, or was cut).
+MARK_SENT = ("UPDATE outbox SET sent_at = coalesce(sent_at, ?) "
+             "WHERE id = ? AND status = 'pending'")
 # A lease renewed by its holder: next_due moves with it, because a claim reads only next_due.
 RENEW_LANE = ("UPDATE lanes SET lease_until = ?, next_due = ? "
               "WHERE game_id = ? AND recipient = ? AND owner = ?")
@@ -223,8 +234,8 @@ RENEW_LANE = ("UPDATE lanes SET lease_until = ?, next_due = ? "
 LANE_OWNER = "SELECT owner FROM lanes WHERE game_id = ? AND recipient = ? FOR UPDATE"
 LANE_PENDING = ("SELECT 1 FROM outbox WHERE game_id = ? AND recipient = ? "
                 "AND status = 'pending' LIMIT 1")
-RELEASE_LANE = ("UPDATE lanes SET owner = NULL, lease_until = NULL, next_due = ? "
-                "WHERE game_id = ? AND recipient = ?")
+RELEASE_LANE = ("UPDATE lanes SET owner = NULL, lease_until = NULL, next_due = ?, "
+                "served_since = NULL WHERE game_id = ? AND recipient = ?")
 ALL_NOTICES = f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} ORDER BY o.id"
 GAME_NOTICES = f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} WHERE o.game_id = ? ORDER BY o.id"
 SKIP_DMS = ("UPDATE outbox SET status = 'skipped', done_at = ?, last_error = 'dm closed' "
@@ -493,7 +504,7 @@ def notice_row(r: Row) -> Notice:
     return Notice(id=r[0], game_id=r[1], kind=NoticeKind(r[2]), user_id=r[3], ply=r[4],
                   payload=json.loads(r[5]), key=r[6], attempts=r[7], created_at=from_ms(r[8]),
                   guild_id=r[9], channel_id=r[10], thread_id=r[11], status=r[12],
-                  message_id=r[13])
+                  message_id=r[13], sent_at=None if r[14] is None else from_ms(r[14]))
 
 
 def user_row(r: Row) -> UserRow:

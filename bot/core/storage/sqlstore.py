@@ -128,7 +128,9 @@ class SqlStore(Store):
     # -- outbox
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
         rows = await self.run(plans.claim(sql.claim_lanes(owner, now, now + lease_ms, limit)))
-        return [Lane(int(r[0]), int(r[1])) for r in rows]
+        # served_since before ``now``: the lane's last serve never ended (see sql.claim_lanes).
+        return [Lane(int(r[0]), int(r[1]), int(r[2]) if r[2] is not None and r[2] < now
+                     else None) for r in rows]
 
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
         rows = await self._rows(sql.LANE_NOTICES, lane.game_id, lane.recipient, limit)
@@ -140,8 +142,12 @@ class SqlStore(Store):
             status.value, now, message_id, None if error is None else error[:500], notice_id))
         return changed == 1
 
-    async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
-        await self.execute(sql.RETRY_NOTICE, (due, error[:500], notice_id))
+    async def retry_notice(self, notice_id: int, due: int, error: str, *,
+                           sent_at: int | None = None) -> None:
+        await self.execute(sql.RETRY_NOTICE, (due, error[:500], sent_at, notice_id))
+
+    async def mark_sent(self, notice_id: int, at: int) -> None:
+        await self.execute(sql.MARK_SENT, (at, notice_id))
 
     async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:
         until = now + lease_ms
