@@ -1,4 +1,4 @@
--- calico-bot schema for PostgreSQL, version 4 (SQLite's migration 0005; see its comments).
+-- calico-bot schema for PostgreSQL, version 5 (SQLite's migration 0006; see its comments).
 CREATE TABLE tournaments (
     id                bigserial PRIMARY KEY,
     guild_id          bigint   NOT NULL,

@@ -1,4 +1,4 @@
--- calico-bot schema, version 5: tournaments (issue #23). A tournament row is versioned like a
+-- calico-bot schema, version 6: tournaments (issue #23). A tournament row is versioned like a
 -- game: every step (sign-up, pairing, round start, round end) is one UPDATE ... WHERE version = ?
 -- with its entrants, tables and notices in the same transaction, so two processes (or one after
 -- a restart) never pair a round twice. A table's game is linked in the transaction that creates
