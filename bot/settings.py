@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     # nonces a few minutes); a post that may be out unrecorded for longer (the bot died after
     # Discord made it) is looked for in the channel before it is posted again.
     nonce_window_seconds: float = Field(default=120.0, gt=0)
+    # Seconds between sweeps (due timers, tournament rounds): a turn or round deadline is
+    # acted on at most this long after it passed.
+    sweep_seconds: float = Field(default=60.0, gt=0)
 
     @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", mode="before")
     @classmethod

@@ -128,7 +128,7 @@ class CalicoBot(commands.AutoShardedBot):
         manager: Manager | None = None,
         clock: Clock | None = None,
         sync: SyncMode = "auto",
-        sweep_interval: float = 60.0,
+        sweep_interval: float | None = None,
         dispatch_poll: float = 2.0,
         members_intent: bool = True,
         background: bool = True,
@@ -151,7 +151,8 @@ class CalicoBot(commands.AutoShardedBot):
         self._owns_manager = manager is None
         self.clock = clock
         self.sync_mode: SyncMode = sync
-        self.sweep_interval = sweep_interval
+        self.sweep_interval = settings.sweep_seconds if sweep_interval is None \
+            else sweep_interval
         self.dispatch_poll = dispatch_poll
         self.background = background  # False: no outbox or sweep (``calico-bot sync``)
         self.calico_group = app_commands.Group(

@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from bot.core import leaving, pairing
 from bot.core import tournament_tables as tables_io
 from bot.core.clock import from_ms
+from bot.core.faults import crash_point
 from bot.core.game import Tx
 from bot.core.kernel import Kernel
 from bot.core.models import (
@@ -414,6 +415,12 @@ async def _advance(k: Kernel, row: TournamentRow, now: int) -> int:
     if row.status == SIGNUP:
         return await _next_round(k, row, now)
     opened = await _open_games(k, row)
+    if opened:
+        # The round's games open only now: the process that paired it died first (or was
+        # down). Its players get the whole round from now, as after a pause; played out at a
+        # deadline that passed meanwhile, the games would end before anyone saw them, and
+        # before their threads were made.
+        return opened + await _restart_deadline(k, row.id, row.round, now)
     if await k.store.open_tables(row.id, row.round):
         if row.round_deadline_at is None or now < row.round_deadline_at:
             return opened
@@ -423,6 +430,18 @@ async def _advance(k: Kernel, row: TournamentRow, now: int) -> int:
         if await k.store.open_tables(row.id, row.round):
             return opened
     return opened + await _next_round(k, row, now)
+
+
+async def _restart_deadline(k: Kernel, tournament_id: int, round_no: int, now: int) -> int:
+    """The round's deadline at least a whole round from ``now`` (1: moved)."""
+    async def change(row: TournamentRow) -> tuple[TournamentWrite | None, int]:
+        deadline = now + int(row.round_hours * HOUR_MS)
+        if row.status != RUNNING or row.round != round_no \
+                or (row.round_deadline_at or 0) >= deadline:
+            return None, 0
+        return _write(row, now, round_deadline_at=deadline), 1
+
+    return await _step(k, tournament_id, change)
 
 
 async def _next_round(k: Kernel, row: TournamentRow, now: int) -> int:
@@ -475,6 +494,10 @@ async def _commit(k: Kernel, w: TournamentWrite, row: TournamentRow | None) -> i
         await k.store.write_tournament(w)
     except StaleWriteError:
         return 0  # another process took this step
+    if w.outcomes:
+        # A round ended and the next is paired (or the podium queued); none of its posts or
+        # games made yet (tests/e2e/test_tournament_processes.py kills the bot here).
+        crash_point("tournament.round_ended")
     if row is not None:
         fresh = await k.store.tournament(row.id)
         if fresh is not None:

@@ -218,6 +218,39 @@ async def test_a_restart_and_a_crash_between_steps_pair_each_round_once(
         await m.close()
 
 
+async def test_games_opened_after_a_long_outage_get_the_whole_round(
+        sqlite_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed between the pairing and its games, the bot is back only after the round's
+    deadline: the games it opens then are not played out at once (before anyone saw them,
+    or their threads were made), their round runs a full round from now."""
+    m = await Manager.open(sqlite_path, clock=clock, seed_source=seeds())
+    t = await signed_up(m, clock, PEOPLE[:4], rounds=2)
+    clock.advance(2 * DAY)
+
+    async def crash(*_: Any) -> int:
+        raise RuntimeError("killed after the pairing was stored")
+
+    monkeypatch.setattr(tour, "_open_games", crash)
+    await tour.tick(m)
+    await m.close()
+    monkeypatch.undo()
+    clock.advance(DAY + timedelta(hours=1))  # down past the round's 24 hours
+    m = await Manager.open(sqlite_path, clock=clock, seed_source=seeds(100))
+    try:
+        await m.sweep()
+        await m.sweep()
+        games = await round_games(m, t.id, 1)
+        assert len(games) == 2 and all(g.status.active and g.ply <= 1 for g in games)
+        t = await tour.get(m, t.id)
+        assert t.round == 1 and t.round_deadline_at == clock.now() + DAY
+        clock.advance(DAY + timedelta(minutes=1))  # the new deadline plays them out
+        await m.sweep()
+        assert all(g.status is GameStatus.OVER for g in await round_games(m, t.id, 1))
+        assert (await tour.get(m, t.id)).round == 2
+    finally:
+        await m.close()
+
+
 async def test_organiser_steps_and_a_tournament_without_players(sqlite_path: Path,
                                                                  clock: FakeClock) -> None:
     m = await Manager.open(sqlite_path, clock=clock, seed_source=seeds())
