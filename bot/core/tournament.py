@@ -11,7 +11,8 @@ takes a step twice (the loser's write finds the version moved and reads again):
   :func:`tick`, which pairs the round (:mod:`bot.core.pairing`) and stores its tables in the
   same write that ends the previous round; each table's game is then created like a lobby that
   starts at once with its players, and linked to its table in the game's own transaction (a
-  table never gets two games: see ``NewGame.tournament_table``);
+  table never gets two games: see ``NewGame.tournament_table``); games opened later (the
+  process that paired the round died first) get the whole round from then;
 - **round end**: when every table's game has ended, or at the round deadline (open tables are
   then played out the way their timeout action says: the seat the game waits for plays on
   autopilot, or becomes a computer with ``timeout: computer``), the outcomes are recorded, the

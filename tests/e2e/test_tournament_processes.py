@@ -11,8 +11,10 @@
 The tournament (4 entrants, 2 rounds of 2-player tables) is written to the database by the
 test before the bots start, its start time already passed. Its rounds last 5.4 s (a bot is
 ready, and has made a round's threads, about 2 s after it starts): each round ends at its
-deadline, where the bot finishes the open tables on autopilot (easy computers), so the
-processes play every move themselves and the test needs neither clicks nor a fake clock.
+deadline, where the bot finishes the open tables (``timeout: computer``: one seat becomes an
+easy computer, the other person's turns are played on autopilot), so the processes play every
+move themselves and the test needs neither clicks nor a fake clock (a bot process keeps the
+system's clock: seconds stand in for the days of a real round).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import pytest
 from bot.core import tournament as tour
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, LobbyOptions, Setup, UserRef
+from bot.core.models import GameStatus, LobbyOptions, Setup, TimeoutAction, UserRef
 from tests.e2e.procs import BotProcess, logs, stop_all
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeChannel, FakeMessage
@@ -52,7 +54,8 @@ async def create_cup(db: str, env: DiscordEnv) -> int:
     try:
         now = to_ms(clock.now())
         spec = tour.Spec(CUP, tour.SWISS, 2, 2,
-                         LobbyOptions(setup=Setup.BEGINNER, ai_level="easy"),
+                         LobbyOptions(setup=Setup.BEGINNER, ai_level="easy",
+                                      timeout_action=TimeoutAction.COMPUTER),
                          now + 1000, now + 1000, ROUND_HOURS)
         organiser = env.user("carol")
         t = await tour.create(m, UserRef(organiser.id, organiser.name), env.guild.id,
@@ -164,6 +167,7 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
     assert f"<@{board[0].user_id}>" in podium[0].content
 
 
+@pytest.mark.timeout(240)  # about 35 s under a load of 6; the waits are bounded well below
 async def test_a_sigkill_between_rounds_pairs_round_two_once(
         discord_env: DiscordEnv, tmp_path: Path) -> None:
     env = discord_env
@@ -210,6 +214,7 @@ async def test_a_sigkill_between_rounds_pairs_round_two_once(
         await stop_all(bots)
 
 
+@pytest.mark.timeout(240)
 async def test_two_processes_on_postgresql_run_a_tournament_once(
         discord_env: DiscordEnv, tmp_path: Path, pg_db: str) -> None:
     env = discord_env
