@@ -448,7 +448,7 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
     elif achievement_id.endswith("no-buttons"):
         paste_at(img, sprites.button_token(0, r), (c, c))
     elif achievement_id.endswith("no-cats"):
-        paste_at(img, sprites.cat_token(0, r), (c, c))
+        paste_at(img, sprites.cat_token(None, r), (c, c))
     elif achievement_id.endswith("no-goals"):
         pen = sprites.Pen(2 * r + 8, r, (0, 0, 0, 0), mode="RGBA")
         pen.poly(sprites.hex_points(0.95), fill=theme.GOAL_FILL, outline=theme.GOAL_FRAME,
@@ -461,8 +461,8 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
     else:  # two of each cat: the three cat faces, "×2"
         cross = False
         small = max(6, round(r * 0.72))
-        for i in range(3):
-            paste_at(img, sprites.cat_token(i, small), (c - 1.9 * small + i * 1.55 * small, c))
+        for i, cat in enumerate(("leo", "callie", "millie")):
+            paste_at(img, sprites.cat_token(cat, small), (c - 1.9 * small + i * 1.55 * small, c))
         ImageDraw.Draw(img).text((c + 2.4 * small, c), "×2", font=theme.font(
             round(r * 1.05), theme.BLACK), fill=theme.INK, anchor="lm")
     if cross:

@@ -207,7 +207,7 @@ def draw_quilt(
     _draw_goals(img, lay, seat, config, hints)
     tok = round(radius * TOKEN_SCALE)
     for cell, ci in seat.cats:
-        paste_at(img, sprites.cat_token(ci, tok), _token_at(lay, cell, CAT_AT))
+        paste_at(img, sprites.cat_token(config.cats[ci].id, tok), _token_at(lay, cell, CAT_AT))
     for cell, color in seat.buttons:
         paste_at(img, sprites.button_token(color, tok), _token_at(lay, cell, BUTTON_AT))
     if seat.rainbow is not None:
@@ -291,11 +291,9 @@ def _draw_preview(img: Image.Image, lay: QuiltLayout, config: GameConfig,
             sp = sprites.button_token(config.colors.index(ev.color), tok)
             paste_at(img, sp, _token_at(lay, preview.cell, BUTTON_AT))
         elif isinstance(ev, CatAttracted):
-            try:
-                ci = config.cat_index(ev.cat)
-            except KeyError:
+            if all(c.id != ev.cat for c in config.cats):
                 continue
-            paste_at(img, sprites.cat_token(ci, tok), _token_at(lay, preview.cell, CAT_AT))
+            paste_at(img, sprites.cat_token(ev.cat, tok), _token_at(lay, preview.cell, CAT_AT))
         elif isinstance(ev, RainbowSewn):
             paste_at(img, sprites.button_token(-1, tok),
                       _token_at(lay, preview.cell, RAINBOW_AT))

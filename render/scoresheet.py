@@ -159,7 +159,7 @@ def _tiebreak_note(decided: str, players: int, labels: Mapping[str, str] | None)
 
 def _column_heads(img: Image.Image, cols: tuple[int, ...], cy: float,
                   labels: Mapping[str, str] | None) -> None:
-    icons = (_goal_icon(16), sprites.cat_token(0, 16), sprites.button_token(0, 16), None)
+    icons = (_goal_icon(16), sprites.cat_token(None, 16), sprites.button_token(0, 16), None)
     keys = ("goals", "cats", "buttons", "total")
     for x, icon, key in zip(cols, icons, keys, strict=True):
         if icon is not None:

@@ -38,24 +38,24 @@ CARD_H = 156
 NEED_Y = 108  # the centre line of a card's lower half: the need, and the patterns or words
 
 
-def cat_card_base(index: int, cat_id: str, points: int, min_size: int,
+def cat_card_base(cat_id: str, points: int, min_size: int,
                   shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
-    """A cat's card without its patterns: face (fur ``index``), name, points, and what it
+    """A cat's card without its patterns: face (in the cat's own colour), name, points, and what it
     needs on the left of the lower half (the table adds the patterns; the rules, words).
     A fresh copy, for the caller to draw on."""
-    return _card_face(index, cat_id, points, min_size, shape, width).copy()
+    return _card_face(cat_id, points, min_size, shape, width).copy()
 
 
 # The face of a card is cached, not the whole card: a game pairs each cat with two of the six
 # patterns at random, so whole cards hardly repeat across games, and with 30 games at a time
 # a cache of whole cards held about 10 MB of pictures it seldom reused.
 @lru_cache(maxsize=32)
-def _card_face(index: int, cat_id: str, points: int, min_size: int,
+def _card_face(cat_id: str, points: int, min_size: int,
                shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
     img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
-    paste_at(img, sprites.cat_token(index, tok), (16 + tok, 23 + tok))
+    paste_at(img, sprites.cat_token(cat_id, tok), (16 + tok, 23 + tok))
     # Points in a dark pill at the top right, like the score chips.
     f_pts = theme.font(27, theme.BLACK)
     pts = str(points)
@@ -71,9 +71,9 @@ def _card_face(index: int, cat_id: str, points: int, min_size: int,
     return img
 
 
-def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
+def cat_card(cat: CatRule, width: int) -> Image.Image:
     """One cat's card: face, name, points, what it needs and the two patterns it likes."""
-    img = cat_card_base(index, cat.id, cat.points, cat.min_size, cat.shape, width)
+    img = cat_card_base(cat.id, cat.points, cat.min_size, cat.shape, width)
     pr = 30
     for k, p in enumerate(cat.patterns):
         x = width * 0.62 + k * (pr * 1.85)
@@ -84,7 +84,7 @@ def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
 def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
     card_w = (width - 2 * MARGIN - 2 * GAP) // 3
     for i, cat in enumerate(config.cats):
-        card = cat_card(cat, i, card_w)
+        card = cat_card(cat, card_w)
         x = MARGIN + i * (card_w + GAP)
         img.paste(card, (x, round(top)), card)
     return top + CARD_H

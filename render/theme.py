@@ -41,8 +41,17 @@ BOARD_STITCH: Mapping[str, RGB] = {
     "yellow": (204, 160, 52),
 }
 
-CAT_FUR: tuple[RGB, RGB, RGB] = ((232, 146, 64), (150, 156, 166), (70, 60, 58))
-CAT_FACE: tuple[RGB, RGB, RGB] = ((250, 214, 168), (214, 218, 224), (236, 226, 214))
+# A cat token without a particular cat (a count of cat tokens, "no cats"): a neutral tabby.
+GENERIC_FUR: RGB = (176, 150, 120)
+
+
+def cat_fur(cat_id: str | None) -> RGB:
+    """The colour of cat ``cat_id`` (the catalogue's ``fur``): one per cat, in every picture
+    and every game, whatever slot the cat is dealt to. None: :data:`GENERIC_FUR`."""
+    if cat_id is None:
+        return GENERIC_FUR
+    cat = load_catalog().cats.get(cat_id)
+    return GENERIC_FUR if cat is None else cat.fur
 
 # Target OKLab lightness per colour id, spread evenly so the six colours stay apart in
 # greyscale (luma about 49, 86, 115, 151, 189, 225); hue and chroma come from the catalogue.
