@@ -30,7 +30,8 @@ from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
 from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
-from render.review import REVIEW_LABELS, render_review_chart, render_turn_compare
+from render.review import REVIEW_LABELS, render_review_chart
+from render.review_turn import render_turn_compare
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip

@@ -73,7 +73,7 @@ def goal_states(quilt: Sequence[int], spot: int, counts: tuple[int, ...]) -> tup
 
 @lru_cache(maxsize=32)
 def _board_base(border: tuple[tuple[int, int], ...], board: str,
-                lay: QuiltLayout) -> Image.Image:
+                lay: QuiltLayout, words: bool = True) -> Image.Image:
     """The board with nothing placed: linen, the stitched backing, printed patches and every
     inner cell empty and labelled. Cached per board, so a render only pastes what changed."""
     radius = lay.radius
@@ -85,7 +85,8 @@ def _board_base(border: tuple[tuple[int, int], ...], board: str,
         sp = sprites.tile_sprite(t, radius, border=True)
         paste_at(img, sp, lay.center(cell))
     for cell in INNER:
-        paste_at(img, _empty_sprite(cell_name(cell), radius, "plain"), lay.center(cell))
+        paste_at(img, _empty_sprite(cell_name(cell) if words else "", radius, "plain"),
+                 lay.center(cell))
     return img
 
 
@@ -125,7 +126,10 @@ def _empty_sprite(name: str, radius: int, state: str) -> Image.Image:
     img = pen.image().convert("RGBA")
     img.putalpha(sprites.hex_mask(radius, radius * sprites.SEAM))
     d = ImageDraw.Draw(img)
-    ink = {"legal": theme.INK, "dim": theme.INK_FAINT}.get(state, theme.INK_SOFT)
+    if not name:
+        return img
+    # Even a dimmed cell's name stays readable (WCAG 4.5): the fill and weight say it is dim.
+    ink = {"legal": theme.INK}.get(state, theme.INK_SOFT)
     weight = theme.BLACK if state == "legal" else theme.BOLD
     f = theme.font(max(8, round(radius * 0.5)), weight)
     d.text((size / 2, size / 2 + radius * 0.02), name, font=f, fill=ink, anchor="mm")
@@ -189,12 +193,15 @@ def draw_quilt(
     radius: int = DEFAULT_RADIUS,
     header: bool = True,
     hints: bool = True,
+    words: bool = True,
 ) -> Image.Image:
-    """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`."""
+    """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`. ``words=False``
+    leaves out the cell names and the goal tiles' symbols and values (a thumbnail, too small
+    for them to be read)."""
     lay = quilt_layout(radius, header=header)
     quilt = seat.quilt
     border = tuple((c, quilt[c]) for c in BORDER if quilt[c] >= 0)
-    img = _board_base(border, seat.board, lay).copy()
+    img = _board_base(border, seat.board, lay, words).copy()
     for cell in INNER:
         if quilt[cell] >= 0:
             paste_at(img, sprites.placed_sprite(quilt[cell], radius), lay.center(cell))
@@ -204,7 +211,7 @@ def draw_quilt(
             if quilt[cell] == EMPTY and (preview is None or cell != preview.cell):
                 state = "legal" if cell in legal_set else "dim"
                 paste_at(img, _empty_sprite(cell_name(cell), radius, state), lay.center(cell))
-    _draw_goals(img, lay, seat, config, hints)
+    _draw_goals(img, lay, seat, config, hints and words, words)
     tok = round(radius * TOKEN_SCALE)
     for cell, ci in seat.cats:
         paste_at(img, sprites.cat_token(config.cats[ci].id, tok), _token_at(lay, cell, CAT_AT))
@@ -222,19 +229,20 @@ def draw_quilt(
 
 
 def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: GameConfig,
-                hints: bool) -> None:
+                hints: bool, words: bool = True) -> None:
     symbols = {g.id: g.symbol for g in load_catalog().goals.values()}
     radius = lay.radius
     for i, spot in enumerate(config.goal_spots):
         at = lay.center(spot)
         if seat.goals is None:
-            paste_at(img, _slot_sprite(radius, cell_name(spot)) if seat.drafting
+            paste_at(img, _slot_sprite(radius, cell_name(spot) if words else "")
+                     if seat.drafting
                       else sprites.goal_back_sprite(radius), at)
             continue
         gid = seat.goals[i]
         rule = config.goal(gid)
         paste_at(img, sprites.goal_sprite(symbols.get(gid, gid), rule.one_way, rule.both_ways,
-                                           radius), at)
+                                           radius, words), at)
         if not hints:
             continue
         by_color, by_pattern = goal_states(seat.quilt, spot, rule.counts)

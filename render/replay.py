@@ -41,7 +41,7 @@ from render.common import panel, paste_at, score_chips, text
 from render.geometry import QuiltLayout, quilt_layout
 from render.quilt import draw_quilt
 from render.scoresheet import MEDALS, rosette
-from render.table import _quilt_radius, player_name
+from render.table import PER_ROW, _quilt_radius, player_name
 
 WIDTH = 800
 MARGIN = 16
@@ -95,7 +95,7 @@ def replay_layout(players: int, width: int = WIDTH) -> ReplayLayout:
     radius = _quilt_radius(players, width)
     lay = quilt_layout(radius)
     qw, qh = lay.size
-    per_row = 1 if players == 1 else 2
+    per_row = PER_ROW
     rows = math.ceil(players / per_row)
     origins = []
     for i in range(players):
@@ -178,14 +178,14 @@ def _card(img: Image.Image, view: PublicView, names: Sequence[str], lay: ReplayL
         d.ellipse((mx - r, cy - r, mx + r, cy + r), fill=fill)
         d.text((mx, cy + 1), str(place), font=theme.font(21, theme.BLACK), fill=theme.INK,
                anchor="mm")
-        left = score_chips(img, x1 - 24, cy, 13, scores[seat])
+        left = score_chips(img, x1 - 24, cy, 15, scores[seat])
         name_x = mx + 32
         won = seat in winners
         if won:
             text(img, (name_x, cy - 10), player_name(names, seat), 22, weight=theme.BLACK,
                  anchor="lm", max_w=left - name_x - 12)
             paste_at(img, rosette(10), (name_x + 9, cy + 15))
-            text(img, (name_x + 24, cy + 15), replay_label(labels, "master_quilter"), 15,
+            text(img, (name_x + 24, cy + 15), replay_label(labels, "master_quilter"), 17,
                  weight=theme.BOLD, fill=theme.ACCENT, anchor="lm", max_w=left - name_x - 36)
         else:
             text(img, (name_x, cy), player_name(names, seat), 22, weight=theme.BOLD,

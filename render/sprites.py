@@ -398,8 +398,10 @@ def button_token(color: int, radius: int) -> Image.Image:
 
 
 @lru_cache(maxsize=64)
-def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int) -> Image.Image:
-    """A design goal tile: its symbol (``≠``, ``AAA-BBB``...) and its two values."""
+def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int,
+                text: bool = True) -> Image.Image:
+    """A design goal tile: its symbol (``≠``, ``AAA-BBB``...) and its two values (without
+    ``text``: the tile alone, for thumbnails)."""
     size = sprite_size(radius)
     r = 1.0 - SEAM
     pen = Pen(size, radius, theme.GOAL_FILL)
@@ -409,17 +411,19 @@ def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int) -> Image
     img.putalpha(_hex_mask(size, radius * r))
     d = ImageDraw.Draw(img)
     c = size / 2
+    if not text:
+        return img  # a thumbnail: too small for words to be read
     lines = symbol_lines(symbol)
     if len(lines) == 1 and len(symbol) <= 2:
         _fit_text(d, symbol, c, c - radius * 0.3, radius * 1.3, round(radius * 0.75), theme.INK)
     else:
-        # Long symbols go on two lines split at a dash: twice the letter size of one line.
-        size = round(radius * 0.34)
+        # Long symbols go on two lines split at a dash, big enough to read on a phone.
+        size = round(radius * 0.39)
         for i, line in enumerate(lines):
-            y = c - radius * (0.43 - 0.31 * i) if len(lines) == 2 else c - radius * 0.3
-            _fit_text(d, line, c, y, radius * (1.2 if i == 0 else 1.45), size, theme.INK)
-    f = theme.font(max(8, round(radius * 0.32)), theme.BOLD)
-    vy = c + radius * 0.25
+            y = c - radius * (0.46 - 0.37 * i) if len(lines) == 2 else c - radius * 0.3
+            _fit_text(d, line, c, y, radius * (1.4 if i == 0 else 1.5), size, theme.INK)
+    f = theme.font(max(8, round(radius * 0.39)), theme.BOLD)
+    vy = c + radius * 0.3
     d.text((c - radius * 0.34, vy), str(one_way), font=f, fill=theme.INK_SOFT, anchor="mm")
     d.text((c + radius * 0.34, vy), str(both_ways), font=f, fill=theme.INK, anchor="mm")
     d.line([(c, vy - radius * 0.14), (c, vy + radius * 0.14)], fill=theme.INK_FAINT,

@@ -93,13 +93,18 @@ def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> f
 # --------------------------------------------------------------------------- the table
 
 
+# The quilts go one under the other, each as big as a turn's quilt: on a phone (a picture
+# about 400 px wide) two quilts side by side were 190 px each, too small to read a cell's name
+# or a score. Taller, but every quilt reads.
+QUILT_RADIUS = 44
+PER_ROW = 1
+
+
 def _quilt_radius(players: int, width: int) -> int:
-    per_row = 1 if players == 1 else 2
-    avail = (width - 2 * MARGIN - (per_row - 1) * GAP) / per_row
-    if players == 1:
-        avail *= 0.8
+    del players  # one quilt per row, whatever the number of players
     # A layout's width is 7.5 hex widths plus two margins of 0.32 radius.
-    return max(12, math.floor(avail / (7.5 * math.sqrt(3) + 0.64)))
+    fit = math.floor((width - 2 * MARGIN) / (7.5 * math.sqrt(3) + 0.64))
+    return max(12, min(QUILT_RADIUS, fit))
 
 
 def draw_table(
@@ -116,7 +121,7 @@ def draw_table(
     radius = _quilt_radius(n, width)
     lay = quilt_layout(radius)
     qw, qh = lay.size
-    per_row = 1 if n == 1 else 2
+    per_row = PER_ROW
     rows = math.ceil(n / per_row)
     head_h = 56
     strip = draw_strip((), view.market, width=width, bag_count=view.bag_count, labels=labels,

@@ -26,8 +26,10 @@ EMPTY_FILL: RGB = (251, 246, 236)
 EMPTY_DIM: RGB = (236, 228, 212)
 LEGAL_FILL: RGB = (255, 240, 196)
 HIGHLIGHT: RGB = (255, 252, 240)
-ACCENT: RGB = (196, 84, 52)  # terracotta: markers, the winner's rosette
-GOOD: RGB = (62, 138, 76)
+# Terracotta (markers, the winner's rosette) and green: dark enough for WCAG 4.5 as text on
+# the linen and under cream text (checked at phone width by tests/render/test_legibility.py).
+ACCENT: RGB = (178, 70, 40)
+GOOD: RGB = (46, 118, 60)
 BAD: RGB = (178, 58, 48)
 GOAL_FILL: RGB = (253, 248, 236)
 GOAL_FRAME: RGB = (96, 70, 52)
