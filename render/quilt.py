@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,11 +12,13 @@ from data import load_catalog
 from engine.config import GameConfig
 from engine.events import ButtonSewn, CatAttracted, Event, RainbowSewn
 from engine.hexgrid import BORDER, CELL_BY_NAME, INNER, NEIGHBOURS, cell_name
+from engine.progress import way_state
 from engine.tiles import EMPTY
 from engine.views import SeatView
 from render import sprites, theme
 from render.common import paste_at, score_chips, stitch_rect, text
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, quilt_layout
+from render.progress import draw_progress
 from render.sprites import Pen, hex_points, sprite_size
 from render.theme import RGB
 
@@ -42,30 +43,14 @@ class Preview:
 # --------------------------------------------------------------------------- goal hints
 
 
-def _goal_possible(values: list[int], counts: tuple[int, ...]) -> bool:
-    """Can the empty neighbours still be filled so the groups are exactly ``counts``?
-
-    Each group already there must grow into a distinct part at least as large; the remaining
-    parts take new colours (or patterns). Sorted domination decides that matching.
-    """
-    have = sorted(Counter(values).values(), reverse=True)
-    want = sorted(counts, reverse=True)
-    return len(have) <= len(want) and all(h <= w for h, w in zip(have, want, strict=False))
-
-
 def goal_states(quilt: Sequence[int], spot: int, counts: tuple[int, ...]) -> tuple[str, str]:
-    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``."""
+    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``
+    (:func:`engine.progress.way_state`, the one ruling for pictures and words)."""
     tiles = [quilt[n] for n in NEIGHBOURS[spot]]
     filled = [t for t in tiles if t >= 0]
-    out: list[str] = []
-    for by_color in (True, False):
-        values = [t // 6 if by_color else t % 6 for t in filled]
-        if len(filled) == len(tiles):
-            got = tuple(sorted(Counter(values).values(), reverse=True))
-            out.append("met" if got == tuple(sorted(counts, reverse=True)) else "failed")
-        else:
-            out.append("open" if _goal_possible(values, counts) else "failed")
-    return out[0], out[1]
+    surrounded = len(filled) == len(tiles)
+    return (way_state([t // 6 for t in filled], counts, surrounded),
+            way_state([t % 6 for t in filled], counts, surrounded))
 
 
 # --------------------------------------------------------------------------- cached pieces
@@ -219,6 +204,8 @@ def draw_quilt(
         paste_at(img, sprites.button_token(color, tok), _token_at(lay, cell, BUTTON_AT))
     if seat.rainbow is not None:
         paste_at(img, sprites.button_token(-1, tok), _token_at(lay, seat.rainbow, RAINBOW_AT))
+    if hints and words:
+        draw_progress(img, lay, seat, config)
     if highlight is not None and 0 <= highlight < len(quilt):
         paste_at(img, _ring_sprite(radius, "last"), lay.center(highlight))
     if preview is not None:
@@ -250,23 +237,6 @@ def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: Game
         for dx, kind, state in ((-0.27, "colors", by_color), (0.27, "patterns", by_pattern)):
             icon = sprites.goal_status_icon(kind, state, icon_r)
             paste_at(img, icon, (at[0] + dx * radius, at[1] + 0.63 * radius))
-        points = _goal_points(seat, i)
-        if points:
-            # Ring the value the goal is scoring now.
-            both = by_color == "met" and by_pattern == "met"
-            x = at[0] + (0.34 if both else -0.34) * radius
-            y = at[1] + 0.25 * radius
-            d = ImageDraw.Draw(img)
-            rr = radius * 0.25
-            d.ellipse((x - rr, y - rr * 0.85, x + rr, y + rr * 0.85), outline=theme.GOOD,
-                      width=max(2, radius // 18))
-
-
-def _goal_points(seat: SeatView, i: int) -> int:
-    goals = seat.score.get("goals", []) if isinstance(seat.score, dict) else []
-    if i < len(goals):
-        return int(goals[i].get("points", 0) or 0)
-    return 0
 
 
 def _cell_of_name(name: str) -> int | None:
