@@ -152,3 +152,17 @@ def cat_groups(config: GameConfig, quilt: Sequence[int],
             out.append(CatGroup(ci, pattern, cells_of(g), size, need, possible))
     out.sort(key=lambda g: (not g.possible, -g.size / g.need, -g.size, g.cells))
     return tuple(out)
+
+
+def growing_groups(config: GameConfig, quilt: Sequence[int], cat_cells: Sequence[int],
+                   per_cat: int = 2) -> tuple[CatGroup, ...]:
+    """The groups worth showing a player: those that can still become their cat's, at most
+    ``per_cat`` per cat, the nearest to their need first (what the pictures ring and the alt
+    texts list)."""
+    out: list[CatGroup] = []
+    counts: dict[int, int] = {}
+    for g in cat_groups(config, quilt, cat_cells):
+        if g.possible and counts.get(g.cat, 0) < per_cat:
+            counts[g.cat] = counts.get(g.cat, 0) + 1
+            out.append(g)
+    return tuple(out)

@@ -16,7 +16,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from engine.config import GameConfig, Restriction
-from engine.progress import CatGroup, GoalProgress, cat_groups, goal_progress
+from engine.progress import CatGroup, GoalProgress, goal_progress, growing_groups
 from engine.views import SeatView
 from render import sprites, theme
 from render.common import paste_at
@@ -30,15 +30,10 @@ VALUES_X = 0.34
 TEXT_SCALE = 0.39  # the values' font size, as a share of the radius (sprites.goal_sprite)
 
 
-def shown_groups(config: GameConfig, seat: SeatView) -> list[CatGroup]:
-    """The groups the picture rings: still able to become their cat's, two per cat at most."""
-    out: list[CatGroup] = []
-    per_cat: dict[int, int] = {}
-    for g in cat_groups(config, seat.quilt, [c for c, _ in seat.cats]):
-        if g.possible and per_cat.get(g.cat, 0) < GROUPS_PER_CAT:
-            per_cat[g.cat] = per_cat.get(g.cat, 0) + 1
-            out.append(g)
-    return out
+def shown_groups(config: GameConfig, seat: SeatView) -> tuple[CatGroup, ...]:
+    """The groups the picture rings: still able to become their cat's, two per cat at most
+    (:func:`engine.progress.growing_groups`, which the alt text lists too)."""
+    return growing_groups(config, seat.quilt, [c for c, _ in seat.cats], GROUPS_PER_CAT)
 
 
 def draw_progress(img: Image.Image, lay: QuiltLayout, seat: SeatView,
