@@ -18,11 +18,12 @@ COMPRESS_LEVEL = 1
 # A tall picture (a table of three or four quilts one under the other, each big enough to
 # read on a phone) holds about 2 MP: at 256 colours and level 1 a finished four-player table
 # came to 362 KB, over the 300 KB budget. Above BIG_PIXELS it gets 128 colours (the tiles'
-# colours still exact enough: mean error about 2/255) and level 6: 275 KB, for about 150 ms
-# more, in the background (the table is posted by the outbox, not in answer to a click).
+# colours still exact enough: mean error about 2/255) and level 5: 286 KB for 32 ms of zlib
+# (level 1: 336 KB, 19 ms; level 6: 279 KB, 43 ms), in the background (the outbox posts the
+# table, not an answer to a click).
 BIG_PIXELS = 1_500_000
 BIG_COLORS = 128
-BIG_COMPRESS_LEVEL = 6
+BIG_COMPRESS_LEVEL = 5
 
 
 def quantize(img: Image.Image, colors: int = PALETTE_COLORS) -> Image.Image:
