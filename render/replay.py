@@ -216,10 +216,13 @@ def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
     """A palette image: :func:`fixed_colors`, then the colours of ``pictures`` (an octree of
     them, for the shades between: antialiased edges, shadows) up to 255 colours."""
     fixed = list(fixed_colors())
-    w = max(p.width for p in pictures)
-    both = Image.new("RGB", (w, sum(p.height for p in pictures)))
+    # At half size: the octree only fills in shades between the fixed colours, and a tall
+    # replay's three pictures hold 5 MP (300 ms to quantize whole, 80 ms halved).
+    small = [p.reduce(2) for p in pictures]
+    w = max(p.width for p in small)
+    both = Image.new("RGB", (w, sum(p.height for p in small)))
     y = 0
-    for p in pictures:
+    for p in small:
         both.paste(p, (0, y))
         y += p.height
     spare = TRANSPARENT - len(fixed)
