@@ -134,9 +134,10 @@ def test_tokens_appear_where_earned(two_end: GameState, four_mid: GameState) -> 
     for state in (two_end, four_mid):
         seat = _seat_with_tokens(state)
         cfg = state.config
-        with_tokens = draw_quilt(seat, cfg, header=False)
+        # (Without hints: taking the cats away would also show their groups as still growing.)
+        with_tokens = draw_quilt(seat, cfg, header=False, hints=False)
         bare = draw_quilt(dataclasses.replace(seat, cats=(), buttons=(), rainbow=None), cfg,
-                          header=False)
+                          header=False, hints=False)
         tok = round(R * TOKEN_SCALE)
         lay = quilt_layout(header=False)
         spots = [(c, BUTTON_AT) for c, _ in seat.buttons] + [(c, CAT_AT) for c, _ in seat.cats]
