@@ -87,8 +87,11 @@ def render_quilt(
     ``highlight``: a cell to ring (the tile just placed). ``preview``: a tile drawn
     see-through on a cell with the tokens it would earn and the groups that would earn them.
     ``legal``: cells where the tile may go (warm); other empty cells are dimmed. ``name`` goes
-    in the header next to the score so far. ``hints`` marks on each goal tile whether colours
-    and patterns meet it (green), still may (faint) or no longer can (red). Cell centres are
+    in the header next to the score so far. ``hints`` draws the live progress
+    (:mod:`render.progress`): on each goal tile whether colours and patterns meet it (green),
+    still may (faint) or no longer can (red), the value it scores on a green pill and the
+    values it can no longer reach struck through; and the pattern groups growing toward a cat,
+    ringed in the cat's colour with ``size/need``. Cell centres are
     :func:`cell_center` ``(cell, radius)``. ``labels`` is accepted for symmetry: a quilt has
     no words.
     """
