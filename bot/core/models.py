@@ -310,6 +310,6 @@ class SweepReport:
     pruned: int = 0  # old delivered notices deleted
     reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
     failed: int = 0  # timers whose firing failed (each backs off; see Manager.sweep)
-    busy: int = 0  # computer turns left for later (every computer worker was busy)
+    busy: int = 0  # no longer counted: computer turns wait in the queue (bot.core.thinking)
     challenges_closed: int = 0  # weekly challenges closed (their summaries queued)
     details: list[str] = field(default_factory=list)

@@ -3,7 +3,8 @@
 The goal draft, a whole turn, a hint taken (the game marked), and the read-only preview of a
 placement. Each checks the person's right to act with the kernel's guards, applies the move
 through the flow (:func:`bot.core.flow.apply_move`) and then lets the computer seats that follow
-play (:func:`bot.core.flow.computers_after`).
+play (:func:`bot.core.flow.computers_after`): a computer that thinks is only queued, so a
+person's click is answered as soon as their own move is stored.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ async def choose_goals(k: Kernel, game_id: int, user_id: int, ply: int,
 
 async def play_turn(k: Kernel, game_id: int, user_id: int, ply: int,
                     move_text: str) -> MoveResult:
-    """One whole turn in engine notation (``h0@C3>m2``); computer turns that follow are
-    played before this returns, each committed on its own."""
+    """One whole turn in engine notation (``h0@C3>m2``), returned once it is stored. A
+    random computer that follows moves before this returns; one that thinks is queued for a
+    worker (:mod:`bot.core.thinking`) and its move is posted when it comes."""
     async def change(g: LiveGame) -> tuple[LiveGame, list[Event]]:
         _, seat = k.require_turn(g, user_id, ply)
         move = parse_move(seat, move_text)

@@ -33,7 +33,7 @@ from engine.config import Restriction
 from engine.quilt_record import score_record
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.core.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds
+from tests.core.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds, settled
 
 CATALOG = load_catalog()
 CHART = CATALOG.achievements
@@ -43,6 +43,7 @@ async def play_ai(m: Manager, g: GameInfo, level: str = "normal") -> GameInfo:
     """Play every person's moves with an engine computer player (seeded by the ply, as
     the seeds below were found) until the game ends."""
     for _ in range(500):
+        g = await settled(m, g)  # the computers that think are queued: their moves first
         if not g.status.active:
             return g
         assert g.state is not None
