@@ -256,3 +256,37 @@ async def test_turns_queued_at_shutdown_are_played_after_the_next_start(
         assert len(table) == 1  # posted once
     finally:
         await m2.close()
+
+
+async def test_two_processes_never_post_one_computer_turn_twice(
+        pg_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Process A's computer is slow past the grace; process B's sweep finds the turn and plays
+    it. When A's computer answers at last, its move is not stored (the game moved on): one
+    move and one thread post for that turn, whichever process made it."""
+    clock = FakeClock()
+    a = await Manager.open(pg_db, clock=clock, seed_source=seeds(), exclusive=False)
+    b = await Manager.open(pg_db, clock=clock, exclusive=False)
+    try:
+        gate = _gate(monkeypatch, a)
+        gate.open.set()
+        g = await computer_game(a)
+        gate.open.clear()
+        gate.asked.clear()
+        await a.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id))
+        await asyncio.sleep(0.05)
+        assert gate.asked == [g.id]  # A's computer is thinking
+        clock.advance(a.config.computer_grace)
+        assert (await b.sweep()).computer_moves == 1
+        await asyncio.wait_for(b.computers_idle(), 30)
+        gate.open.set()  # A's computer answers, too late
+        await asyncio.wait_for(a.computers_idle(), 30)
+        after = await b.get_game(g.id, fresh=True)
+        assert after.current_user_id == ANN.id and after.ply == g.ply + 2
+        moves = [mv for mv in await b.store.moves(g.id) if mv.ply == g.ply + 1]
+        assert len(moves) == 1 and moves[0].played_by == "computer"
+        posts = [n for n in await b.store.notices(g.id) if n.kind is NoticeKind.TABLE
+                 and n.ply == g.ply + 2]
+        assert len(posts) == 1
+    finally:
+        await a.close()
+        await b.close()

@@ -63,7 +63,7 @@ async def test_the_click_is_answered_before_the_computer_posts(
     await asyncio.wait_for(thinking.wait(), 10)
     moves = await manager.store.moves(game.id)
     assert moves[-1].played_by == "user"
-    await settle(env)
+    await settle(env, computers=False)
     table = [n for n in await manager.store.notices(game.id) if n.kind is NoticeKind.TABLE]
     assert table[-1].payload["by"] == "user" and table[-1].status == NoticeStatus.DONE
     posted = {m.id for m in env.messages(game.thread_id)}
