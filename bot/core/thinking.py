@@ -84,9 +84,11 @@ class TurnQueue:
         self._start()
 
     def _start(self) -> None:
-        if not self._tasks:
-            self._tasks = [asyncio.create_task(self._run(), name=f"calico-computer-{i}")
-                           for i in range(self.runners)]
+        # Started on first use (a running loop is needed); a runner that ended for any reason
+        # is replaced, so the queue never stalls with fewer runners than workers.
+        self._tasks = [t for t in self._tasks if not t.done()]
+        for i in range(len(self._tasks), self.runners):
+            self._tasks.append(asyncio.create_task(self._run(), name=f"calico-computer-{i}"))
 
     def _done(self) -> None:
         # Wake whoever waits in settled(), with a fresh event for the next wait.
@@ -110,19 +112,14 @@ class TurnQueue:
                 self._failures.pop(game_id, None)
                 self.played += 1
             except asyncio.CancelledError:
-                raise
+                task = asyncio.current_task()
+                if self._stopped or task is None or task.cancelling():
+                    raise
+                # The job's future was cancelled under it (its pool shut down), not this
+                # runner: count it as a failed turn and go on.
+                more = self._failed(game_id)
             except Exception:
-                self.failed += 1
-                failures = self._failures.get(game_id, 0) + 1
-                if failures < MAX_FAILURES:
-                    self._failures[game_id] = failures
-                    more = True  # tried again after the games queued meanwhile
-                    log.warning("computer turn of game %s failed (%d); queued again",
-                                game_id, failures, exc_info=True)
-                else:
-                    self._failures.pop(game_id, None)
-                    log.exception("computer turn of game %s failed %d times: left to its "
-                                  "timer", game_id, failures)
+                more = self._failed(game_id)
             finally:
                 self._running.discard(game_id)
                 again = game_id in self._again
@@ -131,6 +128,21 @@ class TurnQueue:
                 self._queued[game_id] = None
                 self._work.set()
             self._done()
+
+    def _failed(self, game_id: int) -> bool:
+        """Count a failed turn (logged with the exception being handled); whether to try it
+        again (after the games queued meanwhile) or leave it to its timer."""
+        self.failed += 1
+        failures = self._failures.get(game_id, 0) + 1
+        if failures < MAX_FAILURES:
+            self._failures[game_id] = failures
+            log.warning("computer turn of game %s failed (%d); queued again", game_id,
+                        failures, exc_info=True)
+            return True
+        self._failures.pop(game_id, None)
+        log.exception("computer turn of game %s failed %d times: left to its timer", game_id,
+                      failures)
+        return False
 
     # ------------------------------------------------------------------ waiting for it
 

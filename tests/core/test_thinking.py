@@ -99,6 +99,26 @@ async def test_a_failing_turn_is_tried_again_then_left_to_its_timer() -> None:
     assert queue.failed == 1 + MAX_FAILURES and queue.idle
 
 
+async def test_a_job_cancelled_under_its_runner_does_not_stop_the_queue() -> None:
+    """A worker pool shut down under a job cancels the job's future, not the runner: the turn
+    counts as failed, is tried again, and the games behind it are still played."""
+    order: list[int] = []
+    cancelled = [False]
+
+    async def play(game_id: int) -> bool:
+        order.append(game_id)
+        if game_id == 1 and not cancelled[0]:
+            cancelled[0] = True
+            raise asyncio.CancelledError
+        return False
+
+    queue = TurnQueue(1, play)
+    queue.push(1)
+    queue.push(2)
+    await asyncio.wait_for(queue.settled(), 5)
+    assert order == [1, 2, 1] and queue.failed == 1
+
+
 async def test_stopping_leaves_the_queued_games_and_takes_no_more() -> None:
     release = asyncio.Event()
 
