@@ -18,10 +18,11 @@ The rules (rulebook pages 10-13), and the rulings where the text leaves room:
 - Normal game: at most one row per game. The seat may choose any matching row it has not
   earned yet (``prefer``); otherwise it gets the rarest, by the chart's ``normal_rarity``
   order (rarest first: see ``docs/achievements-sources.md`` for how it was set).
-- A game in which a computer played a move for a person's seat (autopilot, a takeover after
-  leaving) or in which hints were used earns nothing: the caller says so (``computer_played``,
-  ``hints_used``); the engine cannot know. Computer seats never earn: the caller evaluates
-  people's seats only.
+- A seat for which a computer played a move (autopilot, a takeover after leaving) or whose
+  player took a hint earns nothing; only that seat: the other players still earn (the
+  rulebook lets every player who passes a scenario fill their circle). The caller says which
+  seats (``computer_played``, ``hints_used``); the engine cannot know. Computer seats never
+  earn: the caller evaluates people's seats only.
 - An achievement is earned once: ``already`` (the ids a player has) are never returned again.
 - Every achievement is one point; each point fills the next shape of the progress track
   (:func:`track_position`).
@@ -259,13 +260,15 @@ def evaluate_all(
     already: Mapping[int, Collection[str]],
     *,
     multiplayer: bool | None = None,
-    computer_played: bool = False,
-    hints_used: bool = False,
+    computer_played: Collection[int] = (),
+    hints_used: Collection[int] = (),
 ) -> dict[int, Evaluation]:
     """:func:`evaluate` for each seat in ``already`` (seat -> ids that seat's player has):
-    the people's seats, since computer seats earn nothing."""
+    the people's seats, since computer seats earn nothing. ``computer_played`` and
+    ``hints_used`` name the seats concerned: only those earn nothing."""
     return {seat: evaluate(chart, game, seat, already=owned, multiplayer=multiplayer,
-                           computer_played=computer_played, hints_used=hints_used)
+                           computer_played=seat in computer_played,
+                           hints_used=seat in hints_used)
             for seat, owned in already.items()}
 
 

@@ -172,7 +172,8 @@ class GameInfo:
     version: int = 0  # bumps with every stored change (the optimistic-lock counter)
     end_reason: str | None = None  # for cancelled / abandoned games
     first_user_id: int | None = None  # the "pet a cat" winner while in the lobby
-    hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
+    hints_used: bool = False  # someone took a hint (no rating or leaderboard)
+    hinted: tuple[int, ...] = ()  # the seats that took a hint (they earn no achievement)
     rematch_of: int | None = None  # the game this one is a rematch of
     challenge_week: str | None = None  # the weekly challenge it plays (a solo game, no thread)
     hints_allowed: bool = False  # the turn panel offers hints (bot.core.game.hints_allowed)

@@ -59,8 +59,9 @@ def computer_name(tr: Text, player: str) -> str:
 
 def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
                     info: Mapping[str, Any]) -> list[str]:
-    """What the game earned: each achievement, each new title, a pick offered; or why a
-    game earned nothing for anyone (a computer played for someone, hints)."""
+    """What the game earned: each achievement, each new title, a pick offered; and who
+    earned nothing because of what happened to their own seat (a computer played for it, a
+    hint taken): only that seat is voided."""
     names = terms.seat_names(game, tr)
     lines: list[str] = []
     earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
@@ -79,10 +80,14 @@ def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
         if e.get("title") is not None:
             lines.append(tr("achievements.earned_title", player=markup.name(name),
                             title=title_name(tr, catalog, int(e["title"]))))
-    reasons = {str(e.get("reason")) for e in earned}
-    if earned and len(reasons) == 1 and reasons <= {"computer_played", "hints_used"}:
-        lines.append(tr(f"achievements.reason.{reasons.pop()}"))
+        reason = str(e.get("reason"))
+        if reason in VOIDED:
+            lines.append(tr(f"achievements.void.{reason}", player=markup.name(name)))
     return lines
+
+
+# Why a seat earned nothing that is that seat's own doing, said on the score sheet.
+VOIDED = frozenset({"computer_played", "hints_used"})
 
 
 def board_lines(tr: Text, entries: Sequence[progress.BoardEntry]) -> list[str]:

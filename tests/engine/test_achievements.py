@@ -249,6 +249,18 @@ def test_evaluate_all_people_seats():
     assert out[3].reason is Reason.NOT_WINNER
 
 
+def test_only_the_seat_concerned_earns_nothing():
+    """A hint or a computer move voids that seat's achievements, not the table's: in a
+    scenario every other player who passes still earns it."""
+    cfg = config(players=3, scenario=1)
+    g = game(cfg, [score(70), score(70), score(70)], passed=(True, True, True))
+    out = evaluate_all(CHART, g, {0: set(), 1: set(), 2: set()},
+                       computer_played={1}, hints_used={2})
+    assert out[0].earned == ("scenario-1",)
+    assert out[1].reason is Reason.COMPUTER_PLAYED and out[1].earned == ()
+    assert out[2].reason is Reason.HINTS_USED and out[2].earned == ()
+
+
 def test_no_such_seat():
     with pytest.raises(ValueError):
         evaluate(CHART, game(TWO, [score(), score()]), 2)
