@@ -95,6 +95,7 @@ class LobbyOptions(BaseModel):
     first: FirstPlayer = FirstPlayer.RANDOM
     ai_level: str = "normal"
     hints: bool = False  # players may ask for hints (the game then counts for no rating)
+    cats: tuple[str, str, str] | None = None  # the host's three cats (None: drawn at random)
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:
@@ -107,6 +108,15 @@ class LobbyOptions(BaseModel):
         # Lobbies stored before this rule existed still load (engine.config.STORED).
         if self.family and self.setup is Setup.BEGINNER and not is_stored(info):
             raise ValueError("the family variant is played with the standard setup")
+        if self.cats is not None:
+            # The rulebook's choice of cats belongs to the standard setup: a scenario and the
+            # beginner setup name their own (the engine would silently use theirs).
+            if len(set(self.cats)) != 3:
+                raise ValueError("choose three different cats")
+            if self.scenario is not None:
+                raise ValueError("a scenario names its own cats")
+            if self.setup is Setup.BEGINNER:
+                raise ValueError("the beginner setup names its own cats")
         if self.ai_level not in AI_LEVELS and self.ai_level != "random":
             raise ValueError(f"ai_level is one of {', '.join(AI_LEVELS)}")
         return self
@@ -120,6 +130,7 @@ class LobbyOptions(BaseModel):
             lower_variance=self.lower_variance,
             restriction=self.restriction,
             scenario=self.scenario,
+            cats=self.cats,
             first_seat=first_seat,
         )
 
