@@ -272,6 +272,30 @@ def evaluate_all(
             for seat, owned in already.items()}
 
 
+# --------------------------------------------------------------------------- scenario path
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioPath:
+    """A player's way through the solo scenarios (the rulebook: start with the first, work up
+    to the last). ``passed``: the scenario numbers passed, ascending. ``next``: the lowest
+    scenario not passed yet (None when every one is passed)."""
+
+    passed: tuple[int, ...]
+    next: int | None
+    total: int
+
+
+def scenario_path(chart: AchievementChart, earned: Collection[str]) -> ScenarioPath:
+    """Where a player holding the achievement ids ``earned`` stands on the scenario path."""
+    held = set(earned)
+    numbers = sorted(a.scenario for a in chart.of_mode("scenario") if a.scenario is not None)
+    passed = tuple(n for n in numbers
+                   if any(a.id in held for a in chart.of_mode("scenario") if a.scenario == n))
+    following = next((n for n in numbers if n not in passed), None)
+    return ScenarioPath(passed, following, len(numbers))
+
+
 # --------------------------------------------------------------------------- progress track
 
 

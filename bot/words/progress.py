@@ -16,7 +16,7 @@ from bot.words import markup, terms
 from bot.words.catalogue import Text
 from bot.words.markup import clip, mention
 from data import Catalog, load_catalog
-from engine.achievements import TrackPosition
+from engine.achievements import ScenarioPath, TrackPosition
 
 
 def achievement_name(tr: Text, achievement: str) -> str:
@@ -41,6 +41,16 @@ def position_lines(tr: Text, catalog: Catalog, position: TrackPosition) -> list[
         lines.append(tr("achievements.next", title=title_name(tr, catalog, position.next_level),
                         target=position.next_target, to_go=position.to_next))
     return lines
+
+
+def scenario_path_line(tr: Text, path: ScenarioPath) -> str:
+    """Where a player stands on the solo scenarios, and the one to play next."""
+    if path.next is None:
+        return tr("progress.path.done", total=path.total)
+    if not path.passed:
+        return tr("progress.path.start", total=path.total)
+    return tr("progress.path.next", count=len(path.passed), total=path.total, next=path.next,
+              numbers=", ".join(map(str, path.passed)))
 
 
 def rating_text(row: Any) -> str:

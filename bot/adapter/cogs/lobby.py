@@ -13,6 +13,7 @@ from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.context import Host
 from bot.adapter.options import CATS, BadOptionError, solo_options, start_options
+from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
@@ -221,7 +222,11 @@ class Lobby(CalicoCog):
                 host, guild.id, channel.id, options, open_thread=True, start=True)
             crash_point("solo.created")
             game = await self._wait_for_thread(game.id)
-            return self._opened(tr, game, "lobby.solo_opened", None)
+            out = self._opened(tr, game, "lobby.solo_opened", None)
+            if scenario is None:  # the rulebook's path through the scenarios: the next one
+                out.content += await progress_ui.scenario_suggestion(tr, self.bot.manager,
+                                                                     host.id)
+            return out
 
         await respond.reply(interaction, work(), ephemeral=False)
 
