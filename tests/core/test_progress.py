@@ -375,7 +375,8 @@ async def test_rating_ranks_and_board(manager: Manager) -> None:
 
 async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), computers=1, restriction=Restriction.NO_HAND,
-                       turn_hours=6)
+                       turn_hours=6, cats=("leo", "callie", "cira"))
+    assert g.state is not None and [c.id for c in g.state.config.cats] == ["leo", "callie", "cira"]
     with pytest.raises(ManagerError) as err:
         await progress.rematch(manager, g.id, BOB)
     assert err.value.code == ErrorCode.NOT_ALLOWED  # not finished yet
@@ -383,6 +384,7 @@ async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager)
     lobby, created = await progress.rematch(manager, g.id, BOB)
     assert created and lobby.status is GameStatus.LOBBY and lobby.rematch_of == g.id
     assert lobby.host_id == BOB.id and lobby.options == g.options
+    assert lobby.options.cats == ("leo", "callie", "cira")  # the host's cats kept
     assert [(s.user_id, s.ai_level) for s in lobby.seats] == [(BOB.id, None), (None, "random")]
     kinds = [n.kind for n in await manager.store.notices(lobby.id)]
     assert kinds == [NoticeKind.OPEN_THREAD, NoticeKind.LOBBY]
