@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     GAME_OVER = "game_over"
     NOT_ALLOWED = "not_allowed"
     ALREADY_HELD = "already_held"  # an achievement row another game filled already
+    REMOVED = "removed"  # the host removed this person from the lobby: no joining again
 
 
 class ManagerError(Exception):
@@ -96,6 +97,8 @@ class LobbyOptions(BaseModel):
     ai_level: str = "normal"
     hints: bool = False  # players may ask for hints (the game then counts for no rating)
     cats: tuple[str, str, str] | None = None  # the host's three cats (None: drawn at random)
+    # People the host removed from the lobby: they may not join it again (issue #20).
+    barred: tuple[int, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:
@@ -246,6 +249,7 @@ class NoticeKind(StrEnum):
     SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
     CHALLENGE_OVER = "challenge_over"  # DM: your weekly challenge game is over (its score)
     CHALLENGE_SUMMARY = "challenge_summary"  # no game: a closed week's board, in a channel
+    TOURNAMENT = "tournament"  # no game: a tournament's sign-up, round, standings, podium...
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +276,12 @@ class Notice:
     thread_id: int | None
     status: str = "pending"  # see storage.NoticeStatus (tools and tests read it)
     message_id: int | None = None  # the Discord message a delivery created
+    # When it may first have reached Discord unrecorded (a failed attempt, or a process that
+    # died while posting it); None: never tried, or recorded.
+    sent_at: datetime | None = None
+    # Set by the dispatcher when ``sent_at`` is older than Discord's nonce window: the nonce no
+    # longer stops a second copy, so the delivery first looks for the post in the channel.
+    look_first: bool = False
 
     @property
     def is_dm(self) -> bool:

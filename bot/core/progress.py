@@ -47,7 +47,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from bot.core import challenge, lobby
+from bot.core import challenge, lobby, queries
 from bot.core.game import FLAG_HINTS, LiveGame, Tx, hinted_seats
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError, UserRef
@@ -60,6 +60,7 @@ log = logging.getLogger("calico.progress")
 MODEL = PlackettLuce()
 MIN_RATED_GAMES = 3  # rated games before a player appears on the rating leaderboard
 EVERYWHERE = 0  # the scope of ratings across every server
+PUBLIC = 0  # the reader of a public board: nobody in particular (no user has id 0)
 # Computer levels that make a game multi-player for the normal-game and restriction rows.
 COUNTING_LEVELS = frozenset({"normal", "strong"})
 
@@ -309,10 +310,10 @@ async def rating_board(kernel: Kernel, scope: int, limit: int = 10,
         if user is None:
             out.append(BoardEntry(rank, row.player, name, row))
             continue
-        totals = await store.totals(user, scope)
-        out.append(BoardEntry(rank, row.player, name or str(user), row,
-                              totals.games if totals else 0, totals.wins if totals else 0,
-                              totals.average if totals else None))
+        # As anyone else reads them: an open week's challenge game is left out (issue #20).
+        totals = await queries.user_stats(kernel, user, scope, viewer_id=PUBLIC)
+        out.append(BoardEntry(rank, row.player, name or str(user), row, totals.games,
+                              totals.wins, totals.average))
     return out
 
 
@@ -337,7 +338,9 @@ async def rematch(kernel: Kernel, game_id: int, user: UserRef) -> tuple[GameInfo
             if info.status is GameStatus.LOBBY:
                 return info, False
         computers = [s.ai_level for s in g.seats if s.ai_level is not None and not s.left]
-        info = await lobby.create_game(kernel, user, g.guild_id, g.channel_id, g.options,
+        # The same options; whom the old lobby's host removed is that lobby's matter.
+        options = g.options.model_copy(update={"barred": ()})
+        info = await lobby.create_game(kernel, user, g.guild_id, g.channel_id, options,
                                        computers=computers, open_thread=True,
                                        rematch_of=game_id)
         return info, True

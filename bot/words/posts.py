@@ -65,6 +65,8 @@ def lobby_text(tr: Text, game: GameInfo) -> str:
             lines.append(tr("lobby.seat.host", number=i + 1, name=markup.name(seat.name)))
         else:
             lines.append(tr("lobby.seat.human", number=i + 1, name=markup.name(seat.name)))
+    if game.options.barred and game.status is GameStatus.LOBBY:
+        lines.append(tr("lobby.removed", count=len(game.options.barred)))
     if game.first_user_id is not None:
         first = next((s.name for s in game.seats if s.user_id == game.first_user_id), "?")
         lines += ["", tr("lobby.first.claimed", name=markup.name(first))]

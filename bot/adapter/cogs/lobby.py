@@ -25,9 +25,6 @@ from engine.config import Restriction
 
 log = logging.getLogger("calico.lobby")
 
-# What the bot needs in the channel to run a game there, in the order we report them.
-NEEDED = ("view_channel", "send_messages", "attach_files", "create_public_threads",
-          "send_messages_in_threads")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posting revives it anyway
 
 SETUP_CHOICES = [choice("choice.standard", "standard"), choice("choice.beginner", "beginner")]
@@ -47,33 +44,25 @@ SCENARIO_CHOICES = [choice("lobby.scenario", n, number=n) for n in range(1, 11)]
 CAT_CHOICES = [choice(f"choice.cat.{c}", c) for c in CATS]
 
 
-def missing_permissions(perms: discord.Permissions) -> list[str]:
-    return [name for name in NEEDED if not getattr(perms, name)]
-
-
 class Lobby(CalicoCog):
     # ------------------------------------------------------------------ checks
 
     async def _check_place(self, interaction: discord.Interaction[Any]) -> bool:
-        """A server text channel where the bot may open threads and post pictures; otherwise
-        say exactly what is missing."""
+        """A server text channel where the bot may open threads and post pictures, and where
+        this person may post and open threads themselves; otherwise say exactly what is
+        missing, privately (a refused start uses up none of the start allowance)."""
         tr = Text(interaction.locale)
         channel = interaction.channel
         if interaction.guild is None or not isinstance(channel, discord.TextChannel):
-            await interaction.response.send_message(tr("start.text_channel_only"),
-                                                    ephemeral=True)
+            await respond.refuse_text(interaction, tr("start.text_channel_only"))
             return False
-        missing = missing_permissions(interaction.app_permissions)
-        if missing:
-            names = ", ".join(tr(f"perm.{m}") for m in missing)
-            await interaction.response.send_message(tr("perm.missing", perms=names),
-                                                    ephemeral=True)
-            return False
-        # The server's own rules (/calico admin): its games channel, who may start games.
-        server = await self.bot.manager.server_settings(interaction.guild.id)
-        refusal = hosting.start_refusal(tr, interaction, server)
+        refusal = hosting.permission_refusal(tr, interaction)
+        if refusal is None:
+            # The server's own rules (/calico admin): its games channel, who may start games.
+            server = await self.bot.manager.server_settings(interaction.guild.id)
+            refusal = hosting.start_refusal(tr, interaction, server)
         if refusal is not None:
-            await interaction.response.send_message(refusal, ephemeral=True)
+            await respond.refuse_text(interaction, refusal)
             return False
         return True
 
