@@ -96,6 +96,9 @@ class ManagerConfig:
     # Per person (None: no limit): open lobbies hosted, and games in at once (bot.core.limits).
     max_lobbies: int | None = None
     max_active_games: int | None = None
+    # New lobbies a person may open (cancelled ones included): this many at once, then one
+    # more every 60/N minutes (None: no limit; bot.core.limits.LobbyAllowance).
+    new_lobbies_per_hour: int | None = None
 
 
 # What the facade registers for a game's end: it adds to the last move's change (achievements,
@@ -148,6 +151,8 @@ class Kernel:
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
         self.servers = ServerSettingsCache(store, self.now_ms)  # /calico admin's choices
+        self.new_lobbies = game_limits.LobbyAllowance(self.config.new_lobbies_per_hour,
+                                                      clock=lambda: self.now_ms() / 1000)
 
     # ------------------------------------------------------------------ clock and locks
 
@@ -320,6 +325,8 @@ class Kernel:
                 cols[name] = getattr(g, name)
         if g.status is not old.status:
             cols["status"] = g.status.value
+        if g.options != old.options:  # in the lobby: who the host removed (options.barred)
+            cols["options"] = g.options.model_dump_json()
         if g.engine_options is not old.engine_options and g.engine_options is not None:
             cols["engine_options"] = g.engine_options.model_dump_json()
         state = g.state
@@ -393,10 +400,13 @@ class Kernel:
             self._users[user_id] = replace(await self.user(user_id), **changes)
         return new
 
-    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None) -> LiveGame:
+    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None,
+                         tournament_table: tuple[int, int, int] | None = None) -> LiveGame:
         """Store a game that does not exist yet (``tx.g.id`` is 0) with everything ``tx``
         prepared for it, in one transaction; returns it with its id. ``challenge_entry``: the
-        person's attempt at the weekly challenge (DuplicateEntryError: they have one)."""
+        person's attempt at the weekly challenge (DuplicateEntryError: they have one).
+        ``tournament_table``: (tournament, round, table) the game is played at, linked in the
+        same transaction (StaleWriteError, nothing stored: that table has its game)."""
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
@@ -408,7 +418,7 @@ class Kernel:
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
             timers=[*tx.upsert_timers, *self._idle_timer(tx)],
-            challenge_entry=challenge_entry))
+            challenge_entry=challenge_entry, tournament_table=tournament_table))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
         self._remember(new)
@@ -497,8 +507,11 @@ class Kernel:
 
     async def check_limits(self, user_id: int, *, hosting: bool) -> None:
         """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
-        lobbies, as the configuration allows."""
+        lobbies, as the configuration allows, or (``hosting``) who has opened as many new
+        lobbies lately as the hourly allowance lets them."""
         config = self.config
+        if hosting:
+            self.new_lobbies.check(user_id)
         if config.max_lobbies is None and config.max_active_games is None:
             return
 
