@@ -40,7 +40,7 @@ from discord import app_commands
 from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
-from bot.adapter import cooldowns, telemetry
+from bot.adapter import cooldowns, policy, telemetry
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
@@ -178,7 +178,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
-        self.cooldowns = cooldowns.cooldowns_from(settings)  # per person, per kind of work
+        self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
 
     # ------------------------------------------------------------------ plumbing
 
@@ -205,8 +205,9 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
         """Every interaction passes here first: while shutting down it gets a short "restarting"
-        answer, and someone past a cooldown (starting games, pictures) a short "try again
-        <when>"; otherwise it is counted as in flight until its handler returns."""
+        answer, and someone past a cooldown (:data:`bot.adapter.policy.POLICY`: starting games,
+        pictures, reviews...) a short "try again <when>"; otherwise it is counted as in flight
+        until its handler returns."""
         if not self._accepting:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(
@@ -242,7 +243,8 @@ class CalicoBot(commands.AutoShardedBot):
             kwargs["config"] = ManagerConfig(
                 outbox_keep=timedelta(days=self.settings.retention_days), timer_lease=lease,
                 max_lobbies=self.settings.max_lobbies,
-                max_active_games=self.settings.max_active_games)
+                max_active_games=self.settings.max_active_games,
+                new_lobbies_per_hour=self.settings.lobbies_per_hour or None)
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", *self._manager.storage_info())
         await self._plan_shards()  # after the database: the cluster's shard count is kept there
@@ -253,7 +255,8 @@ class CalicoBot(commands.AutoShardedBot):
         self.tree.error(self.on_app_command_error)
         self.dispatcher = self.manager.dispatcher(DiscordDelivery(self),
                                                   poll_interval=self.dispatch_poll,
-                                                  lease=self.settings.lease_seconds)
+                                                  lease=self.settings.lease_seconds,
+                                                  nonce_window=self.settings.nonce_window_seconds)
         self.sweeper = SweepLoop(MeteredSweeper(self.manager, self.metrics),
                                  interval=self.sweep_interval)
         self.metrics.set_sources(core_scrape_sources(
@@ -412,6 +415,10 @@ class CalicoBot(commands.AutoShardedBot):
         await super().close()
         if self.health is not None:
             await self.health.stop()
+        if self._manager is not None:
+            # Before the pool closes: the computer turns still queued are left to their timers
+            # (played at the next start), none is cut off mid-commit by the pool going away.
+            await self._manager.stop_computers()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:

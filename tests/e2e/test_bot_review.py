@@ -24,6 +24,7 @@ from bot.core.clock import FakeClock
 from bot.core.models import GameInfo, GameStatus
 from bot.core.review import ReviewService
 from bot.words import describe
+from bot.words import review as review_words
 from bot.words.catalogue import Text
 from engine.ai.review import engine_move
 from engine.rules import legal_moves
@@ -209,6 +210,15 @@ async def test_random_moves_review_from_the_score_sheet(discord_env: DiscordEnv,
     for rank, m in enumerate(review.mistakes, 1):
         assert f"{rank}. **Turn {m.turn}**" in text
     assert "Why:" in text or EN("review.why.none") in text
+    # Issue #22: each costly turn's reasons in the player's words, the chart's two lines
+    # explained in the summary and in the chart's alt text (the engine's line is per turn).
+    for m in review.mistakes:
+        assert review_words.why_sentence(EN, m) in text
+    assert EN("review.chart_caption", you=EN("render.review_you"),
+              engine=EN("render.review_engine")) in text
+    chart_alt = summary.attachments[0].description or ""
+    assert f"about {review_words.num(EN, review.total_loss)} points in all" in chart_alt
+    assert EN("render.review_engine") in chart_alt and "not a whole game" in chart_alt
     assert "−" in turns.content and len(summary.content) <= 2000
 
 
