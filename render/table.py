@@ -17,7 +17,7 @@ from render.geometry import quilt_layout
 from render.quilt import draw_quilt
 from render.strip import draw_strip
 
-TABLE_WIDTH = 800
+TABLE_WIDTH = 640
 MARGIN = 16
 GAP = 12
 
