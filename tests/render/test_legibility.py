@@ -39,6 +39,7 @@ from render import (
     render_turn_compare,
 )
 from render.samples import best_preview, play_record, play_until
+from render.standings import render_standings
 
 from .legibility import PHONE, problems, recording
 from .test_review import _review
@@ -131,6 +132,11 @@ CASES: dict[str, Callable[[Games], bytes]] = {
     "rules_cats": lambda g: render_rules("cats"),
     "rules_goals": lambda g: render_rules("goals"),
     "rules_buttons": lambda g: render_rules("buttons"),
+    # A tournament's standings, with a withdrawn entrant's row drawn apart.
+    "standings": lambda g: render_standings(
+        "Spring Cup", "After round 2 of 3", ["#", "Player", "Points", "Buchholz", "Games"],
+        [[str(i + 1), name, f"{4 - i}", f"{6 - i}.5", "2"] for i, name in enumerate(NAMES)],
+        podium=(0, 1, 2), faded=(3,)),
 }
 
 
