@@ -241,7 +241,7 @@ async def replay_click(interaction: discord.Interaction[Any], cid: ids.ReplayId)
     async def work() -> Outgoing:
         game = await bot.manager.get_game(cid.game)
         if not allowed_to_see(game, interaction.user.id, interaction.guild_id):
-            raise ManagerError("not_a_player")
+            raise ManagerError("unknown_game")  # as if it did not exist (issue 20)
         return await replay_message(tr, bot.manager, cid.game)
 
     await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
