@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.adapter.client import CalicoBot
 from bot.adapter.ui import custom_ids as ids
-from bot.core.models import GameInfo, GameStatus
+from bot.core.models import GameStatus
 from tests.adapter.harness import bot, settle
 from tests.core.conftest import play_out, snapshot
 from tests.e2e.test_bot_commands import open_lobby, started_table
@@ -194,13 +194,5 @@ def answers(inter: Any) -> list[FakeMessage]:
     """Every message the bot produced for this interaction (deleted ones included)."""
     out = list(inter.followups)
     if inter.original_message_id is not None and inter.original_message_id != inter.message_id:
-        out.insert(0, env_message(inter, inter.original_message_id))
+        out.insert(0, inter.world.messages[inter.original_message_id])
     return out
-
-
-def env_message(inter: Any, message_id: int) -> FakeMessage:
-    return inter.world.messages[message_id]
-
-
-def game_info_of(games: list[GameInfo], game_id: int) -> GameInfo:
-    return next(g for g in games if g.id == game_id)
