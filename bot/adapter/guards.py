@@ -5,7 +5,8 @@ sent to Discord at all (only a top-level command's is, and ``/calico`` as a whol
 and a hand-made client may send a value outside an option's declared choices. Both are refused
 here, once for every command, with a short private answer, before any work or cooldown:
 
-- a server-only command (``@app_commands.guild_only()``) used outside a server;
+- a server-only command (``@app_commands.guild_only()``, or in a group made with
+  ``guild_only=True``) used outside a server;
 - an option value that is not one of the option's declared choices.
 """
 
@@ -28,7 +29,7 @@ def refusal(interaction: discord.Interaction[Any]) -> str | None:
     if not isinstance(command, app_commands.Command):
         return None
     tr = Text(interaction.locale)
-    if command.guild_only and interaction.guild_id is None:
+    if interaction.guild_id is None and _server_only(command):
         return tr("error.server_only")
     namespace = interaction.namespace
     for param in command.parameters:
@@ -38,3 +39,13 @@ def refusal(interaction: discord.Interaction[Any]) -> str | None:
         if value is not None and value not in {c.value for c in param.choices}:
             return tr("start.bad_option", option=param.name)
     return None
+
+
+def _server_only(command: app_commands.Command[Any, ..., Any]) -> bool:
+    """The command, or a group it is in, is declared for servers only."""
+    node: app_commands.Command[Any, ..., Any] | app_commands.Group | None = command
+    while node is not None:
+        if node.guild_only:
+            return True
+        node = node.parent
+    return False

@@ -28,6 +28,14 @@ async def games(interaction: discord.Interaction[Any], game: int | None = None) 
     """Anywhere, no choices."""
 
 
+cup = app_commands.Group(name="cup", description="A server-only group", guild_only=True)
+
+
+@cup.command(name="list")
+async def cup_list(interaction: discord.Interaction[Any]) -> None:
+    """In a server-only group (Discord does not stop it in DMs either)."""
+
+
 def ask(command: Any, *, guild: int | None = 1, locale: str = "pl",
         kind: discord.InteractionType = discord.InteractionType.application_command,
         **options: Any) -> Any:
@@ -41,6 +49,8 @@ def test_a_server_only_subcommand_in_dms_is_refused() -> None:
     assert guards.refusal(ask(board, guild=None, locale="fr")) == Text("fr")("error.server_only")
     assert guards.refusal(ask(board)) is None
     assert guards.refusal(ask(games, guild=None)) is None
+    assert guards.refusal(ask(cup_list, guild=None)) == Text("pl")("error.server_only")
+    assert guards.refusal(ask(cup_list)) is None
 
 
 def test_a_value_outside_the_choices_is_refused() -> None:
