@@ -16,13 +16,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
+from bot.adapter import policy
 from bot.adapter.client import CalicoBot
 from bot.adapter.ui import custom_ids as ids
+from bot.core import tournament as tour
 from bot.core.models import GameStatus
 from tests.adapter.harness import bot, settle
 from tests.core.conftest import play_out, snapshot
 from tests.e2e.test_bot_commands import open_lobby, started_table
-from tests.fakediscord import DiscordEnv, FakeChannel, FakeMessage, InteractionType
+from tests.fakediscord import DiscordEnv, FakeChannel, FakeMessage, InteractionType, perm_bits
 from tests.fakediscord.state import FakeGuild, FakeUser
 
 # Longest a refusal may be: a sentence or two (a panel or a list is not a refusal).
@@ -38,6 +42,7 @@ class World:
     table: int  # alice and bob, in play (beginner: no draft)
     table_thread: int
     finished: int  # alice's solo game, played to the end
+    cup: int  # a tournament in sign-up, organised by mod, alice signed up
     elsewhere: FakeGuild  # another server: eve is there, none of our games are
     elsewhere_channel: FakeChannel
     zofia: FakeUser  # a member with no rights and no game, reading Polish
@@ -47,10 +52,16 @@ class World:
     def games(self) -> tuple[int, int, int]:
         return self.lobby, self.table, self.finished
 
+    def __repr__(self) -> str:  # hypothesis prints a dataclass field by field, guilds and all
+        return f"World(games {self.games}, cup {self.cup})"
+
 
 def populate(env: DiscordEnv) -> tuple[FakeGuild, FakeChannel, FakeUser, FakeUser]:
-    """People and places, before the client starts (a guild added later is not cached)."""
+    """People and places, before the client starts (a guild added later is not cached): mod
+    may manage the server (and reads Polish)."""
     zofia = env.add_user("zofia", locale="pl")
+    env.add_user("mod", locale="pl")
+    env.add_member("mod", roles=[env.add_role("Mods", perm_bits("manage_guild"))])
     other = env.add_guild("Elsewhere")
     lounge = env.add_text_channel("lounge", guild=other)
     eve = env.add_user("eve", locale="fr", guild=other)
@@ -71,8 +82,24 @@ async def build(env: DiscordEnv, other: FakeGuild, lounge: FakeChannel, zofia: F
     assert solo is not None
     done = await play_out(manager, solo)
     assert done.status is GameStatus.OVER
+    inter = await env.slash("mod", "calico", "tournament create", options={"name": "Cup"})
+    await inter.wait_response()
+    await inter.wait_followups(1)
     await settle(env)
-    return World(lobby, lobby_thread, table, table_thread, done.id, other, lounge, zofia, eve)
+    [cup] = await tour.listed(manager, env.guild.id)
+    signup = next(m for m in env.messages(env.channel)
+                  if f"calico:tj:{cup.id}" in [c.custom_id for c in m.walk_components()])
+    await (await env.click("alice", signup, custom_id=f"calico:tj:{cup.id}")).wait_response()
+    await settle(env)
+    return World(lobby, lobby_thread, table, table_thread, done.id, cup.id, other, lounge, zofia,
+                 eve)
+
+
+def no_cooldowns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cooldown off for the bot started next (a sweep reads each refusal's own words;
+    the cooldowns have their tests)."""
+    for setting in policy.PACE_SETTINGS.values():
+        monkeypatch.setenv(f"CALICO_{setting.upper()}", "0")
 
 
 # --------------------------------------------------------------------------- acting
@@ -116,11 +143,15 @@ def is_select(kind: ids.Kind) -> bool:
 
 async def raw_slash(env: DiscordEnv, user: str | FakeUser, sub: str,
                     options: Mapping[str, tuple[int, Any]], channel: Any = None) -> Any:
-    """``/calico sub`` with options sent as given (``name: (type, value)``), unchecked: what a
-    hand-made client could send, past the stand-in's checks of choices and bounds."""
+    """``/calico sub`` (``"group sub"`` for a group's) with options sent as given (``name:
+    (type, value)``), unchecked: what a hand-made client could send, past the stand-in's checks
+    of choices and bounds."""
     leaf = [{"name": k, "type": t, "value": v} for k, (t, v) in options.items()]
-    data = {"id": str(env.state.next_id()), "name": "calico", "type": 1,
-            "options": [{"type": 1, "name": sub, "options": leaf}]}
+    *group, name = sub.split(" ")
+    top: list[dict[str, Any]] = [{"type": 1, "name": name, "options": leaf}]
+    if group:
+        top = [{"type": 2, "name": group[0], "options": top}]
+    data = {"id": str(env.state.next_id()), "name": "calico", "type": 1, "options": top}
     return await env.send_interaction(user, channel, InteractionType.APPLICATION_COMMAND, data)
 
 
@@ -145,10 +176,12 @@ def public_view(env: DiscordEnv) -> dict[int, tuple[Any, ...]]:
             if not m.deleted and not m.ephemeral and not m.loading}
 
 
-async def stored(env: DiscordEnv, games: tuple[int, ...]) -> list[Any]:
-    """Everything stored about ``games``, plus zofia's and the server's settings."""
+async def stored(env: DiscordEnv, world: World) -> list[Any]:
+    """Everything stored about the world's games and tournament, plus zofia's and the server's
+    settings."""
     manager = bot(env).manager
-    out: list[Any] = [await snapshot(manager, g) for g in games]
+    out: list[Any] = [await snapshot(manager, g) for g in world.games]
+    out.append(await tour.get(manager, world.cup))
     out.append(await manager.get_settings(env.user("zofia").id))
     out.append(await manager.server_settings(env.guild.id))
     return out

@@ -35,7 +35,7 @@ from bot.words.catalogue import lang_of, load
 from tests.adapter.harness import bot, bot_factory, game_of, settle
 from tests.e2e import misuse
 from tests.e2e.misuse import World
-from tests.fakediscord import DiscordEnv, perm_bits
+from tests.fakediscord import DiscordEnv
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -78,8 +78,6 @@ async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena
     await env.start()
     try:
         place = misuse.populate(env)
-        env.add_user("mod", locale="fr")
-        env.add_member("mod", roles=[env.add_role("Mods", perm_bits("manage_guild"))])
         path: Path = tmp_path_factory.mktemp("fuzz") / "fuzz.sqlite3"
         client = await env.start_client(bot_factory(path, FakeClock()))
         world = await misuse.build(env, *place)
@@ -88,12 +86,24 @@ async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena
         review_ui.service_of(client).samples = 2
         tree = env.local_command("calico", env.guild.id, 1)
         assert tree is not None
-        definitions = {sub["name"]: list(sub.get("options") or []) for sub in tree[0]["options"]}
+        definitions = leaves(tree[0]["options"])
         assert set(definitions) == set(misuse.leaf_commands(client))
         with misuse.logged_errors() as errors:
             yield Arena(env, world, errors, definitions)
     finally:
         await env.close()
+
+
+def leaves(options: list[dict[str, Any]], prefix: str = "") -> dict[str, list[dict[str, Any]]]:
+    """Each subcommand (``"group sub"`` inside a group) and its options, from the tree as
+    Discord has it."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for sub in options:
+        if sub["type"] == 2:
+            out.update(leaves(sub.get("options") or [], f"{prefix}{sub['name']} "))
+        elif sub["type"] == 1:
+            out[prefix + sub["name"]] = list(sub.get("options") or [])
+    return out
 
 
 # --------------------------------------------------------------------------- drawing
@@ -119,7 +129,7 @@ def place_name(arena: Arena, channel: int) -> str:
 
 
 def game_number(world: World) -> st.SearchStrategy[int]:
-    known = [*world.games, 0, -1, NUMBER, -NUMBER, 99_999]
+    known = [*world.games, world.cup, 0, -1, NUMBER, -NUMBER, 99_999]
     return st.one_of(st.sampled_from(known), st.integers(-NUMBER, NUMBER))
 
 
@@ -133,8 +143,9 @@ def option_value(draw: st.DrawFn, arena: Arena, option: dict[str, Any], guild: A
             return draw(st.integers(-NUMBER if low is None else low,
                                     NUMBER if high is None else high))
         return draw(game_number(arena.world))
-    if kind == 3:
-        return draw(text)
+    if kind == 3:  # within the declared length, as Discord checks it
+        value = draw(text)[: option.get("max_length", MAX_STRING)]
+        return value + "x" * (option.get("min_length", 0) - len(value))
     if kind == 5:
         return draw(st.booleans())
     if kind == 6:  # anyone Discord can show: members, the bot, a stranger
@@ -158,7 +169,7 @@ def slash(draw: st.DrawFn, arena: Arena) -> tuple[str, Any, str, dict[str, Any],
     defs = arena.definitions[name]
     guild = env.state.guild_of(env.state.channels[channel])
     options = {d["name"]: option_value(draw, arena, d, guild)
-               for d in defs if draw(st.booleans())}
+               for d in defs if d.get("required") or draw(st.booleans())}
     typing = [d["name"] for d in defs if d.get("autocomplete")]
     focused = draw(st.sampled_from([None, *typing])) if typing else None
     if focused is not None:
@@ -173,8 +184,8 @@ def field_text(draw: st.DrawFn, part: ids.Part, world: World, ply: int) -> str |
     """One field of an id: about our games when it can be, else random (None: a flag off)."""
     if part.flag:
         return part.pattern if draw(st.booleans()) else None
-    if part is ids.GAME:
-        return str(draw(st.one_of(st.sampled_from([*world.games, 0, 99_999]),
+    if part.attr in ("game", "tournament"):
+        return str(draw(st.one_of(st.sampled_from([*world.games, world.cup, 0, 99_999]),
                                   st.from_regex(f"\\A{part.pattern}\\Z"))))
     if part is ids.PLY:
         return str(draw(st.one_of(st.integers(max(0, ply - 2), ply + 2),

@@ -21,7 +21,7 @@ from bot.words.catalogue import Text
 from tests.adapter.harness import bot, bot_factory, game_of, settle
 from tests.e2e import misuse
 from tests.e2e.misuse import World
-from tests.fakediscord import DiscordEnv, perm_bits
+from tests.fakediscord import DiscordEnv
 
 pytestmark = pytest.mark.fakediscord(interaction_deadline=3.0)
 
@@ -92,6 +92,21 @@ CASES: dict[str, tuple[Ask, ...]] = {
               Ask("mod", bad("turn_hours"), {"turn_hours": (4, 5)}, raw=True),
               Ask("mod", bad("language"), {"language": (3, "xx")}, raw=True),
               Ask("mod", "error.server_only", where="dm")),
+    "tournament create": (Ask("zofia", "tournament.create_refused", {"name": "Mine"}),
+                          Ask("mod", bad("format"), {"name": (3, "Ko"), "format": (3, "ko")},
+                              raw=True),
+                          Ask("mod", "error.server_only", {"name": "Cup"}, "dm")),
+    "tournament list": (Ask("zofia", "error.server_only", where="dm"),),
+    "tournament standings": (Ask("eve", "error.tournament_unknown", {"tournament": "@cup"},
+                                 "lounge"),
+                             Ask("zofia", "error.tournament_unknown",
+                                 {"tournament": NOWHERE})),
+    "tournament leave": (Ask("zofia", "error.tournament_not_in"),),
+    "tournament close": (Ask("zofia", "error.tournament_organiser_only"),),
+    "tournament remove": (Ask("zofia", "error.tournament_organiser_only", {"user": "alice"}),),
+    "tournament pause": (Ask("zofia", "error.tournament_organiser_only"),),
+    "tournament cancel": (Ask("zofia", "error.tournament_organiser_only",
+                              {"tournament": "@cup"}),),
 }
 
 
@@ -148,18 +163,17 @@ async def _check(env: DiscordEnv, world: World, errors: misuse.Errors, what: str
         problems.append(f"{what}: {len(text)} characters")
     if misuse.public_view(env) != seen:
         problems.append(f"{what}: something public changed")
-    if await misuse.stored(env, world.games) != kept:
+    if await misuse.stored(env, world) != kept:
         problems.append(f"{what}: something stored changed")
     problems += [f"{what}: logged {line}" for line in errors.take()]
     return problems
 
 
-async def test_every_command_refuses_privately(discord_env: DiscordEnv, tmp_path: Path) -> None:
+async def test_every_command_refuses_privately(discord_env: DiscordEnv, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     env = discord_env
+    misuse.no_cooldowns(monkeypatch)
     place = misuse.populate(env)
-    mods = env.add_role("Mods", perm_bits("manage_guild"))
-    env.add_user("mod", locale="pl")
-    env.add_member("mod", roles=[mods])
     env.add_user("jan", locale="pl")
     client = await env.start_client(bot_factory(tmp_path / "refuse.sqlite3", FakeClock()))
     assert set(CASES) == set(misuse.leaf_commands(client)), "a command without its bad input"
@@ -168,7 +182,7 @@ async def test_every_command_refuses_privately(discord_env: DiscordEnv, tmp_path
     with misuse.logged_errors() as errors:
         for name, asks in CASES.items():
             for ask in asks:
-                seen, kept = misuse.public_view(env), await misuse.stored(env, world.games)
+                seen, kept = misuse.public_view(env), await misuse.stored(env, world)
                 where = _channel(env, world, ask.who, ask.where)
                 options = {k: _value(env, world, v) for k, v in ask.options.items()}
                 if ask.raw:
@@ -235,15 +249,21 @@ CLICKS: dict[str, tuple[Click, ...]] = {
     "hint": (Click("zofia", "calico:hint:{table}:{ply}", "error.not_a_player"),
              Click("alice", "calico:hint:{table}:{ply}", "error.hints_off", on="dm"),
              Click("zofia", "calico:hint:99999:0:y", "error.unknown_game")),
+    "tj": (Click("zofia", "calico:tj:99999", "error.tournament_unknown"),
+           Click("zofia", "calico:tj:99999999999999999999", "error.tournament_unknown"),
+           Click("alice", "calico:tj:{cup}", "error.tournament_already_in")),
+    "tl": (Click("zofia", "calico:tl:{cup}", "error.tournament_not_in"),
+           Click("zofia", "calico:tl:99999", "error.tournament_unknown")),
     "rv": (Click("zofia", "calico:rv:{finished}", "error.not_a_player"),
            Click("zofia", "calico:rv:{table}", "error.not_a_player"),
            Click("zofia", "calico:rv:99999", "error.unknown_game")),
 }
 
 
-async def test_every_button_and_select_refuses_privately(discord_env: DiscordEnv,
-                                                         tmp_path: Path) -> None:
+async def test_every_button_and_select_refuses_privately(
+        discord_env: DiscordEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env = discord_env
+    misuse.no_cooldowns(monkeypatch)
     place = misuse.populate(env)
     await env.start_client(bot_factory(tmp_path / "clicks.sqlite3", FakeClock()))
     assert set(CLICKS) == {k.tag for k in ids.KINDS}, "a custom-id kind without its bad click"
@@ -251,6 +271,7 @@ async def test_every_button_and_select_refuses_privately(discord_env: DiscordEnv
     table = await game_of(env, world.table)
     dm = env.state.dm_channel(env.user("alice")).id
     fields = {"lobby": world.lobby, "table": world.table, "finished": world.finished,
+              "cup": world.cup,
               "ply": table.ply, "oldply": table.ply - 1 if table.ply else table.ply + 1}
     problems: list[str] = []
     with misuse.logged_errors() as errors:
@@ -262,7 +283,7 @@ async def test_every_button_and_select_refuses_privately(discord_env: DiscordEnv
                 values = None if click.values is None else list(click.values)
                 post = misuse.old_post(env, dm if click.on == "dm" else world.table_thread, cid,
                                        values)
-                seen, kept = misuse.public_view(env), await misuse.stored(env, world.games)
+                seen, kept = misuse.public_view(env), await misuse.stored(env, world)
                 inter = await misuse.press(env, click.who, post, cid, values)
                 problems += await _check(env, world, errors, f"{cid} by {click.who}", inter,
                                          click.who, click.key, seen, kept)
