@@ -421,6 +421,10 @@ class CalicoBot(commands.AutoShardedBot):
         await super().close()
         if self.health is not None:
             await self.health.stop()
+        if self._manager is not None:
+            # Before the pool closes: the computer turns still queued are left to their timers
+            # (played at the next start), none is cut off mid-commit by the pool going away.
+            await self._manager.stop_computers()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:

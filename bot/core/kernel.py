@@ -48,6 +48,7 @@ from bot.core.storage import (
 )
 from bot.core.storage.base import EntryRow
 from bot.core.storage.codec import encode_config, encode_state, splice
+from bot.core.thinking import TurnQueue
 from bot.core.timers import turn_timer
 from data import Catalog, load_catalog
 from engine.ai import LEVELS
@@ -130,6 +131,9 @@ class Kernel:
         self.catalog = catalog or load_catalog()
         self.config = config or ManagerConfig()
         self.computers = computers
+        # Games whose computer must think, waiting for a worker (bot.core.thinking); made by
+        # the flow on first use (flow.turn_queue), stopped by stop_computers.
+        self.computer_turns: TurnQueue | None = None
         self.owner = owner or process_owner()  # this process in claims and leases
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self.seed_source: Callable[[], int] = seed_source or (
@@ -178,6 +182,27 @@ class Kernel:
         lock = self._user_locks.get(user_id) or asyncio.Lock()
         self._user_locks[user_id] = lock
         return lock
+
+    # ------------------------------------------------------------------ the computers' queue
+
+    async def computers_idle(self, game_id: int | None = None) -> None:
+        """Back once no computer turn is queued or being played (of ``game_id`` only, when
+        given): a person's move is answered before the computer that follows has thought,
+        so a test, the demo or a benchmark that wants the computer's reply waits here."""
+        if self.computer_turns is not None:
+            await self.computer_turns.settled(game_id)
+
+    async def stop_computers(self) -> None:
+        """Stop the computers' queue (at shutdown, before the pool and the store close): the
+        turns still queued are left to their timers, which the next process's sweep plays;
+        the ones this process's sweep had claimed are given back at once."""
+        queue = self.computer_turns
+        if queue is None:
+            return
+        for game_id in await queue.stop():
+            for t in await self.store.timers(game_id):
+                if t.kind == "turn":
+                    await self.store.release_timer(t, self.owner)
 
     # ------------------------------------------------------------------ the cache
 

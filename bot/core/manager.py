@@ -68,6 +68,7 @@ class Manager(Kernel):
         return cls(await open_store(location, exclusive=exclusive), **kwargs)
 
     async def close(self) -> None:
+        await self.stop_computers()
         await self.store.close()
 
     def dispatcher(self, delivery: Delivery, **kwargs: Any) -> Dispatcher:
@@ -154,8 +155,8 @@ class Manager(Kernel):
 
     async def play_turn(self, game_id: int, user_id: int, ply: int,
                         move_text: str) -> MoveResult:
-        """One whole turn in engine notation (``h0@C3>m2``); computer turns that follow are
-        played before this returns, each committed on its own."""
+        """One whole turn in engine notation (``h0@C3>m2``), answered once it is stored: a
+        computer that thinks and plays next is queued (:meth:`computers_idle` waits for it)."""
         return await turns.play_turn(self, game_id, user_id, ply, move_text)
 
     async def take_hint(self, game_id: int, user_id: int, ply: int) -> HintGrant:

@@ -35,6 +35,7 @@ from bot.words import progress as progress_words
 from bot.words.catalogue import Text
 from bot.words.replies import reply_for
 from data import Catalog
+from engine.achievements import scenario_path
 from engine.events import ScenarioResult
 from engine.views import public_view
 
@@ -294,6 +295,7 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
         lines.append(tr("progress.achievements.latest", names=", ".join(latest)))
     else:
         lines.append(tr("progress.achievements.none"))
+    lines.append(progress_words.scenario_path_line(tr, scenario_path(chart, mine.ids)))
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
     png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
@@ -303,6 +305,14 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
         total=mine.position.total,
         title=progress_words.title_name(tr, manager.catalog, mine.position.title)))
     return out
+
+
+async def scenario_suggestion(tr: Text, manager: Manager, user_id: int) -> str:
+    """A line for ``/calico solo`` played without a scenario: the next one on the person's
+    path ("" once every scenario is passed)."""
+    mine = await progress.achievements_of(manager, user_id)
+    path = scenario_path(manager.catalog.achievements, mine.ids)
+    return "" if path.next is None else "\n" + tr("progress.path.suggest", next=path.next)
 
 
 # --------------------------------------------------------------------------- ratings
