@@ -28,7 +28,8 @@ class Progress(CalicoCog):
 
         async def work() -> Outgoing:
             return await progress_ui.achievements_message(tr, self.bot.manager, target.id,
-                                                          target.display_name)
+                                                          target.display_name,
+                                                          path=not target.bot)
 
         await respond.reply(interaction, work(), ephemeral=True)
 
