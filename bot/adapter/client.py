@@ -40,12 +40,12 @@ from discord import app_commands
 from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
-from bot.adapter import cooldowns, policy, telemetry
+from bot.adapter import cooldowns, guards, policy, telemetry
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.options import whole_number
-from bot.adapter.ui import flows, images
+from bot.adapter.ui import flows, images, respond
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core.clock import Clock, to_ms
 from bot.core.computers import ComputerPool
@@ -96,9 +96,15 @@ class CatalogueTranslator(app_commands.Translator):
 
 
 class CalicoTree(app_commands.CommandTree["CalicoBot"]):
-    """The command tree: while shutting down, new commands get a short private answer."""
+    """The command tree: a command whose input does not fit its declaration (a server-only
+    command in DMs, a value outside the choices) and, while shutting down, every new command get
+    a short private answer."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        text = guards.refusal(interaction)
+        if text is not None:
+            await respond.refuse_text(interaction, text)
+            return False
         return await self.client.admit(interaction)
 
 

@@ -242,7 +242,7 @@ async def replay_click(interaction: discord.Interaction[Any], cid: ids.ReplayId)
     async def work() -> Outgoing:
         game = await bot.manager.get_game(cid.game)
         if not allowed_to_see(game, interaction.user.id, interaction.guild_id):
-            raise ManagerError("not_a_player")
+            raise ManagerError("unknown_game")  # as if it did not exist (issue 20)
         return await replay_message(tr, bot.manager, cid.game)
 
     await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
@@ -284,8 +284,9 @@ async def finished_autocomplete(manager: Manager, user_id: int, current: str,
 
 
 async def achievements_message(tr: Text, manager: Manager, user_id: int,
-                               name: str) -> Outgoing:
-    """``/calico achievements``: the progress track as a picture, and in words."""
+                               name: str, *, path: bool = True) -> Outgoing:
+    """``/calico achievements``: the progress track as a picture, and in words; with ``path``
+    (not for a bot account, which plays no scenarios), the next scenario on the solo path."""
     mine = await progress.achievements_of(manager, user_id)
     chart = manager.catalog.achievements
     lines = [tr("progress.achievements.title", name=markup.name(name)),
@@ -295,7 +296,8 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
         lines.append(tr("progress.achievements.latest", names=", ".join(latest)))
     else:
         lines.append(tr("progress.achievements.none"))
-    lines.append(progress_words.scenario_path_line(tr, scenario_path(chart, mine.ids)))
+    if path:
+        lines.append(progress_words.scenario_path_line(tr, scenario_path(chart, mine.ids)))
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
     png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
