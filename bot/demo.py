@@ -168,6 +168,9 @@ async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
     players = {u.id: _player(level, seed + u.id) for u in users}
     previews_left = preview_turns
     for _ in range(2000):
+        # A computer that thinks answers after the click (queued for a worker): the demo
+        # shows its move before the next person's.
+        await manager.computers_idle(game.id)
         game = await manager.get_game(game.id)
         if not game.status.active or game.state is None:
             break
@@ -177,7 +180,7 @@ async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
         else:
             current = game.current_user_id
             if current is None:
-                break  # a computer's turn is played by the manager itself
+                break  # not a person's turn once the computers are done: nobody to play
             move = _pick(game, current, players)
             assert isinstance(move, PlaceTile)
             if previews_left > 0:

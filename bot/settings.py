@@ -71,10 +71,21 @@ class Settings(BaseSettings):
     health_max_outbox_age: float = Field(default=900.0, gt=0)
     max_lobbies: int = Field(default=3, ge=1)  # open lobbies a person may host at once
     max_active_games: int = Field(default=25, ge=1)  # games a person may play at once
-    # Per-person cooldowns (seconds; 0: off): one new game (/calico start, solo) per this
-    # many seconds after a burst of 3, one picture (previews, boards...) after a burst of 20.
+    # New lobbies a person may open (/calico start, Rematch; cancelled ones count too): this
+    # many at once, then one more every 60/N minutes (0: no limit).
+    lobbies_per_hour: int = Field(default=6, ge=0)
+    # Per-person cooldowns (seconds; 0: off), each after a burst (bot.adapter.policy): one new
+    # game (/calico start, solo, Rematch) per this many seconds after 3 (a refused start is
+    # not counted), one picture (previews, boards...) after 20, one lobby click after 6, one
+    # review or hint after 4, one replay, achievements chart, record or leaderboard after 3,
+    # one stats, games or challenge after 10, one autocomplete after 10.
     start_cooldown: float = Field(default=20.0, ge=0)
     picture_cooldown: float = Field(default=0.25, ge=0)
+    lobby_cooldown: float = Field(default=2.0, ge=0)
+    review_cooldown: float = Field(default=10.0, ge=0)
+    replay_cooldown: float = Field(default=10.0, ge=0)
+    lookup_cooldown: float = Field(default=1.0, ge=0)
+    autocomplete_cooldown: float = Field(default=0.5, ge=0)
     # Threads that draw pictures. One is the default: on a 2-core host a second thread made
     # pictures no faster under load (the event loop needs the other core) and held about
     # 20 MB more (its own fonts and malloc heap; benchmarks/bench_soak.py).
@@ -83,6 +94,13 @@ class Settings(BaseSettings):
     # How long a claimed outbox lane or timer stays with its process: when a process dies,
     # another takes its work over after this long.
     lease_seconds: float = Field(default=60.0, ge=3)
+    # How long a post's nonce is trusted to stop Discord from making it twice (Discord keeps
+    # nonces a few minutes); a post that may be out unrecorded for longer (the bot died after
+    # Discord made it) is looked for in the channel before it is posted again.
+    nonce_window_seconds: float = Field(default=120.0, gt=0)
+    # Seconds between sweeps (due timers, tournament rounds): a turn or round deadline is
+    # acted on at most this long after it passed.
+    sweep_seconds: float = Field(default=60.0, gt=0)
 
     @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", mode="before")
     @classmethod

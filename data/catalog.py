@@ -50,6 +50,9 @@ class CatDef(_Frozen):
     need: Literal["size", "shape"]
     min_size: int | None = None
     shape: tuple[tuple[int, int], ...] | None = None
+    # The cat's own colour (its face on tokens and cards): the same cat looks the same in
+    # every game and every picture, whichever slot it is dealt to.
+    fur: tuple[int, int, int] = Field(default=(150, 156, 166))
 
     @model_validator(mode="after")
     def _need_matches(self) -> CatDef:

@@ -18,10 +18,11 @@ The rules (rulebook pages 10-13), and the rulings where the text leaves room:
 - Normal game: at most one row per game. The seat may choose any matching row it has not
   earned yet (``prefer``); otherwise it gets the rarest, by the chart's ``normal_rarity``
   order (rarest first: see ``docs/achievements-sources.md`` for how it was set).
-- A game in which a computer played a move for a person's seat (autopilot, a takeover after
-  leaving) or in which hints were used earns nothing: the caller says so (``computer_played``,
-  ``hints_used``); the engine cannot know. Computer seats never earn: the caller evaluates
-  people's seats only.
+- A seat for which a computer played a move (autopilot, a takeover after leaving) or whose
+  player took a hint earns nothing; only that seat: the other players still earn (the
+  rulebook lets every player who passes a scenario fill their circle). The caller says which
+  seats (``computer_played``, ``hints_used``); the engine cannot know. Computer seats never
+  earn: the caller evaluates people's seats only.
 - An achievement is earned once: ``already`` (the ids a player has) are never returned again.
 - Every achievement is one point; each point fills the next shape of the progress track
   (:func:`track_position`).
@@ -259,14 +260,40 @@ def evaluate_all(
     already: Mapping[int, Collection[str]],
     *,
     multiplayer: bool | None = None,
-    computer_played: bool = False,
-    hints_used: bool = False,
+    computer_played: Collection[int] = (),
+    hints_used: Collection[int] = (),
 ) -> dict[int, Evaluation]:
     """:func:`evaluate` for each seat in ``already`` (seat -> ids that seat's player has):
-    the people's seats, since computer seats earn nothing."""
+    the people's seats, since computer seats earn nothing. ``computer_played`` and
+    ``hints_used`` name the seats concerned: only those earn nothing."""
     return {seat: evaluate(chart, game, seat, already=owned, multiplayer=multiplayer,
-                           computer_played=computer_played, hints_used=hints_used)
+                           computer_played=seat in computer_played,
+                           hints_used=seat in hints_used)
             for seat, owned in already.items()}
+
+
+# --------------------------------------------------------------------------- scenario path
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioPath:
+    """A player's way through the solo scenarios (the rulebook: start with the first, work up
+    to the last). ``passed``: the scenario numbers passed, ascending. ``next``: the lowest
+    scenario not passed yet (None when every one is passed)."""
+
+    passed: tuple[int, ...]
+    next: int | None
+    total: int
+
+
+def scenario_path(chart: AchievementChart, earned: Collection[str]) -> ScenarioPath:
+    """Where a player holding the achievement ids ``earned`` stands on the scenario path."""
+    held = set(earned)
+    numbers = sorted(a.scenario for a in chart.of_mode("scenario") if a.scenario is not None)
+    passed = tuple(n for n in numbers
+                   if any(a.id in held for a in chart.of_mode("scenario") if a.scenario == n))
+    following = next((n for n in numbers if n not in passed), None)
+    return ScenarioPath(passed, following, len(numbers))
 
 
 # --------------------------------------------------------------------------- progress track

@@ -30,7 +30,8 @@ from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
 from render.quilt import Preview, draw_quilt, goal_states
 from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
-from render.review import REVIEW_LABELS, render_review_chart, render_turn_compare
+from render.review import REVIEW_LABELS, render_review_chart
+from render.review_turn import render_turn_compare
 from render.rules import RULES_PICTURES
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
@@ -86,8 +87,11 @@ def render_quilt(
     ``highlight``: a cell to ring (the tile just placed). ``preview``: a tile drawn
     see-through on a cell with the tokens it would earn and the groups that would earn them.
     ``legal``: cells where the tile may go (warm); other empty cells are dimmed. ``name`` goes
-    in the header next to the score so far. ``hints`` marks on each goal tile whether colours
-    and patterns meet it (green), still may (faint) or no longer can (red). Cell centres are
+    in the header next to the score so far. ``hints`` draws the live progress
+    (:mod:`render.progress`): on each goal tile whether colours and patterns meet it (green),
+    still may (faint) or no longer can (red), the value it scores on a green pill and the
+    values it can no longer reach struck through; and the pattern groups growing toward a cat,
+    ringed in the cat's colour with ``size/need``. Cell centres are
     :func:`cell_center` ``(cell, radius)``. ``labels`` is accepted for symmetry: a quilt has
     no words.
     """

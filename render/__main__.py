@@ -3,7 +3,8 @@
     python -m render quilt FILE OUT.png   # FILE: a quilt record (JSON; "-" for stdin)
     python -m render gallery DIR          # sample quilts, turns, tables, score sheets, drafts,
                                           # the /calico rules pictures, an achievements
-                                          # chart and a replay GIF
+                                          # chart and a replay GIF (of a strong players' game)
+    python -m render strong-game          # play that game again (20 s) and store its record
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from render import (
     render_table,
     render_turn,
 )
-from render.samples import best_preview, play_record, play_until
+from render.samples import best_preview, play_until, strong_record, write_strong_record
 
 NAMES = ("Marguerite", "Zbigniew Łukaszewicz", "Amélie", "Tomasz")
 POLISH = {
@@ -135,7 +136,8 @@ def gallery(out: Path) -> list[Path]:
             "normal-rainbow", "normal-no-cats", "restriction-no-hand", "restriction-adjacent",
             "scenario-4", "normal-70"}
     save("achievements.png", render_achievements(chart, some, name=NAMES[0]))
-    record = play_record(opts4, 5)
+    # The replay: a real game, the engine's strong players against each other (stored).
+    record = strong_record()
     save("replay_4p.gif", render_replay(replay_views(load_catalog(), record), names(4)))
     return written
 
@@ -149,7 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     q.add_argument("out", type=Path, help="PNG file to write")
     g = sub.add_parser("gallery", help="write sample images of seeded games")
     g.add_argument("dir", type=Path)
+    sub.add_parser("strong-game", help="replay the strong players' sample game and store it")
     args = parser.parse_args(argv)
+    if args.command == "strong-game":
+        print(write_strong_record())
+        return 0
     if args.command == "quilt":
         try:
             text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")

@@ -32,10 +32,13 @@ HEAD_H = 66
 TRACK_H = 194
 GROUP_HEAD = 44
 SCEN_R = 25
-CHIP_H = 82
+CHIP_H = 90
 CHIP_GAP = 10
 MARK_R = 9
 NORMAL_PER_ROW = 6
+# The smallest text: 17 px is a cap height of 6.5 px once the chart is shown 400 px wide.
+TITLE_SIZE = 17
+MIN_SIZE = 17
 
 # Earned rows glow warm with a green tick; open rows stay pale linen with a hollow mark.
 EARNED_FILL: RGB = (255, 236, 190)
@@ -267,13 +270,14 @@ def _draw_track(img: Image.Image, chart: AchievementChart, lay: AchievementsLayo
         sx0, sx1 = lay.level_spans[li]
         # The title under its stretch, dark once reached, on up to three lines.
         reached = pos.title is not None and li <= pos.title
-        ft = theme.font(14, theme.BLACK if reached else theme.BOLD)
+        # (Dark ink either way, big enough for a phone: the weight says which are reached.)
+        ft = theme.font(TITLE_SIZE, theme.BLACK if reached else theme.BOLD)
         lines = wrap(achievement_label(labels, f"level.{level.id}"), ft, sx1 - sx0)[:3]
-        ty = lay.shapes[0][1] + 30
+        ty = lay.shapes[0][1] + 28
         for n, line in enumerate(lines):
-            text(img, ((sx0 + sx1) / 2, ty + n * 16), line, 14,
-                 weight=theme.BLACK if reached else theme.BOLD,
-                 fill=theme.INK if reached else theme.INK_SOFT, anchor="mm", max_w=sx1 - sx0)
+            text(img, ((sx0 + sx1) / 2, ty + n * (TITLE_SIZE + 2)), line, TITLE_SIZE,
+                 weight=theme.BLACK if reached else theme.BOLD, fill=theme.INK, anchor="mm",
+                 max_w=sx1 - sx0)
         if li:
             # A stitch between stretches.
             gx = sx0 - 5
@@ -389,21 +393,21 @@ def _chip(img: Image.Image, lay: AchievementsLayout, a: AchievementDef, earned: 
             and cond.max_goals_met is None and cond.min_each_cat is None):
         text(img, (cx, y0 + 32), a.printed or f"{cond.min_score}+", 30, weight=theme.BLACK,
              fill=ink, anchor="mm", max_w=x1 - x0 - 2 * MARK_R - 16)
-        text(img, (cx, y1 - 15), achievement_label(labels, "score_points"), 15, fill=ink,
+        text(img, (cx, y1 - 15), achievement_label(labels, "score_points"), MIN_SIZE, fill=ink,
              anchor="mm", max_w=x1 - x0 - 12)
         return
     caption = achievement_label(labels, f"short.{a.id}")
     if a.mode == "normal":
         # The icon in the upper half, the caption (one or two lines) under it.
-        size, lines = fit_lines(caption, x1 - x0 - 14, 15, 2)
+        size, lines = fit_lines(caption, x1 - x0 - 12, MIN_SIZE, 2)
         # (The wide "cats x2" icon moves left, clear of the mark in the corner.)
         dx = -7 if a.id.endswith("two-of-each-cat") else 0
-        paste_at(img, row_icon(a.id, 14), (cx + dx, y0 + (24 if len(lines) > 1 else 28)))
+        paste_at(img, row_icon(a.id, 16), (cx + dx, y0 + (24 if len(lines) > 1 else 28)))
         step = size + 2
         top = y1 - 13 - step * (len(lines) - 1)
     else:
         # A restriction's chip is its caption, up to three lines, centred.
-        size, lines = fit_lines(caption, x1 - x0 - 2 * MARK_R - 14, 15, 3)
+        size, lines = fit_lines(caption, x1 - x0 - 2 * MARK_R - 14, MIN_SIZE, 3)
         step = size + 2
         top = (y0 + y1) / 2 + 2 - step * (len(lines) - 1) / 2
     for n, line in enumerate(lines):
@@ -412,14 +416,16 @@ def _chip(img: Image.Image, lay: AchievementsLayout, a: AchievementDef, earned: 
 
 
 def fit_lines(s: str, max_w: float, size: int, max_lines: int) -> tuple[int, list[str]]:
-    """The largest font size (down to 11) at which ``s`` wraps into ``max_lines`` lines of at
-    most ``max_w`` px, and those lines (the last ones dropped if even 11 px needs more)."""
-    for sz in range(size, 10, -1):
+    """The largest font size (down to :data:`MIN_SIZE`) at which ``s`` wraps into
+    ``max_lines`` lines of at most ``max_w`` px, and those lines (the last ones dropped if even
+    that size needs more)."""
+    floor = min(size, MIN_SIZE)
+    for sz in range(size, floor - 1, -1):
         f = theme.font(sz, theme.BOLD)
         lines = wrap(s, f, max_w)
         if len(lines) <= max_lines and all(f.getlength(line) <= max_w for line in lines):
             return sz, lines
-    return 11, wrap(s, theme.font(11, theme.BOLD), max_w)[:max_lines]
+    return floor, wrap(s, theme.font(floor, theme.BOLD), max_w)[:max_lines]
 
 
 @lru_cache(maxsize=8)
@@ -448,7 +454,7 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
     elif achievement_id.endswith("no-buttons"):
         paste_at(img, sprites.button_token(0, r), (c, c))
     elif achievement_id.endswith("no-cats"):
-        paste_at(img, sprites.cat_token(0, r), (c, c))
+        paste_at(img, sprites.cat_token(None, r), (c, c))
     elif achievement_id.endswith("no-goals"):
         pen = sprites.Pen(2 * r + 8, r, (0, 0, 0, 0), mode="RGBA")
         pen.poly(sprites.hex_points(0.95), fill=theme.GOAL_FILL, outline=theme.GOAL_FRAME,
@@ -461,8 +467,8 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
     else:  # two of each cat: the three cat faces, "×2"
         cross = False
         small = max(6, round(r * 0.72))
-        for i in range(3):
-            paste_at(img, sprites.cat_token(i, small), (c - 1.9 * small + i * 1.55 * small, c))
+        for i, cat in enumerate(("leo", "callie", "millie")):
+            paste_at(img, sprites.cat_token(cat, small), (c - 1.9 * small + i * 1.55 * small, c))
         ImageDraw.Draw(img).text((c + 2.4 * small, c), "×2", font=theme.font(
             round(r * 1.05), theme.BLACK), fill=theme.INK, anchor="lm")
     if cross:

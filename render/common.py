@@ -115,7 +115,8 @@ def score_chips(img: Image.Image, right: float, cy: float, r: float,
     d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
     x = x0 - r * 0.6
     tok = max(4, round(r * 0.8))
-    for sprite, n in ((sprites.button_token(5, tok), buttons), (sprites.cat_token(0, tok), cats)):
+    for sprite, n in ((sprites.button_token(5, tok), buttons),
+                      (sprites.cat_token(None, tok), cats)):
         text = str(n)
         d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
         x -= fs.getlength(text) + r * 0.3 + tok

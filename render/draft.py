@@ -18,6 +18,7 @@ from render.quilt import draw_quilt
 WIDTH = 800
 MARGIN = 16
 GOAL_RADIUS = 58
+BOARD_RADIUS = 36  # the board under the offer: its cell names must read on a phone
 # Colours for the examples, picked far apart in lightness: yellow, dark blue, magenta, green,
 # light blue, purple.
 _EXAMPLE_COLORS = (5, 0, 3, 1, 2, 4)
@@ -84,7 +85,7 @@ def draw_draft(
     card_h = 350
     board_h = 0
     if seat is not None:
-        board_h = quilt_layout(24, header=False).size[1] + 12
+        board_h = quilt_layout(BOARD_RADIUS, header=False).size[1] + 12
     img = Image.new("RGB", (width, title_h + card_h + board_h + MARGIN), theme.BACKGROUND)
     text(img, (width / 2, title_h * 0.55), theme.label(labels, "choose_goals"), 32,
          weight=theme.BLACK, anchor="mm", max_w=width - 2 * MARGIN)
@@ -94,6 +95,6 @@ def draw_draft(
         goal_card(img, (x0, float(title_h), card_w, card_h), symbols.get(gid, gid),
                   rule.counts, rule.one_way, rule.both_ways, labels, number=k + 1)
     if seat is not None:
-        q = draw_quilt(seat, config, radius=24, header=False, hints=False)
+        q = draw_quilt(seat, config, radius=BOARD_RADIUS, header=False, hints=False)
         img.paste(q, (round((width - q.width) / 2), title_h + card_h + 10))
     return img

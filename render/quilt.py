@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,11 +12,13 @@ from data import load_catalog
 from engine.config import GameConfig
 from engine.events import ButtonSewn, CatAttracted, Event, RainbowSewn
 from engine.hexgrid import BORDER, CELL_BY_NAME, INNER, NEIGHBOURS, cell_name
+from engine.progress import way_state
 from engine.tiles import EMPTY
 from engine.views import SeatView
 from render import sprites, theme
 from render.common import paste_at, score_chips, stitch_rect, text
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, quilt_layout
+from render.progress import draw_progress
 from render.sprites import Pen, hex_points, sprite_size
 from render.theme import RGB
 
@@ -42,30 +43,14 @@ class Preview:
 # --------------------------------------------------------------------------- goal hints
 
 
-def _goal_possible(values: list[int], counts: tuple[int, ...]) -> bool:
-    """Can the empty neighbours still be filled so the groups are exactly ``counts``?
-
-    Each group already there must grow into a distinct part at least as large; the remaining
-    parts take new colours (or patterns). Sorted domination decides that matching.
-    """
-    have = sorted(Counter(values).values(), reverse=True)
-    want = sorted(counts, reverse=True)
-    return len(have) <= len(want) and all(h <= w for h, w in zip(have, want, strict=False))
-
-
 def goal_states(quilt: Sequence[int], spot: int, counts: tuple[int, ...]) -> tuple[str, str]:
-    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``."""
+    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``
+    (:func:`engine.progress.way_state`, the one ruling for pictures and words)."""
     tiles = [quilt[n] for n in NEIGHBOURS[spot]]
     filled = [t for t in tiles if t >= 0]
-    out: list[str] = []
-    for by_color in (True, False):
-        values = [t // 6 if by_color else t % 6 for t in filled]
-        if len(filled) == len(tiles):
-            got = tuple(sorted(Counter(values).values(), reverse=True))
-            out.append("met" if got == tuple(sorted(counts, reverse=True)) else "failed")
-        else:
-            out.append("open" if _goal_possible(values, counts) else "failed")
-    return out[0], out[1]
+    surrounded = len(filled) == len(tiles)
+    return (way_state([t // 6 for t in filled], counts, surrounded),
+            way_state([t % 6 for t in filled], counts, surrounded))
 
 
 # --------------------------------------------------------------------------- cached pieces
@@ -73,7 +58,7 @@ def goal_states(quilt: Sequence[int], spot: int, counts: tuple[int, ...]) -> tup
 
 @lru_cache(maxsize=32)
 def _board_base(border: tuple[tuple[int, int], ...], board: str,
-                lay: QuiltLayout) -> Image.Image:
+                lay: QuiltLayout, words: bool = True) -> Image.Image:
     """The board with nothing placed: linen, the stitched backing, printed patches and every
     inner cell empty and labelled. Cached per board, so a render only pastes what changed."""
     radius = lay.radius
@@ -85,7 +70,8 @@ def _board_base(border: tuple[tuple[int, int], ...], board: str,
         sp = sprites.tile_sprite(t, radius, border=True)
         paste_at(img, sp, lay.center(cell))
     for cell in INNER:
-        paste_at(img, _empty_sprite(cell_name(cell), radius, "plain"), lay.center(cell))
+        paste_at(img, _empty_sprite(cell_name(cell) if words else "", radius, "plain"),
+                 lay.center(cell))
     return img
 
 
@@ -125,7 +111,10 @@ def _empty_sprite(name: str, radius: int, state: str) -> Image.Image:
     img = pen.image().convert("RGBA")
     img.putalpha(sprites.hex_mask(radius, radius * sprites.SEAM))
     d = ImageDraw.Draw(img)
-    ink = {"legal": theme.INK, "dim": theme.INK_FAINT}.get(state, theme.INK_SOFT)
+    if not name:
+        return img
+    # Even a dimmed cell's name stays readable (WCAG 4.5): the fill and weight say it is dim.
+    ink = {"legal": theme.INK}.get(state, theme.INK_SOFT)
     weight = theme.BLACK if state == "legal" else theme.BOLD
     f = theme.font(max(8, round(radius * 0.5)), weight)
     d.text((size / 2, size / 2 + radius * 0.02), name, font=f, fill=ink, anchor="mm")
@@ -189,12 +178,15 @@ def draw_quilt(
     radius: int = DEFAULT_RADIUS,
     header: bool = True,
     hints: bool = True,
+    words: bool = True,
 ) -> Image.Image:
-    """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`."""
+    """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`. ``words=False``
+    leaves out the cell names and the goal tiles' symbols and values (a thumbnail, too small
+    for them to be read)."""
     lay = quilt_layout(radius, header=header)
     quilt = seat.quilt
     border = tuple((c, quilt[c]) for c in BORDER if quilt[c] >= 0)
-    img = _board_base(border, seat.board, lay).copy()
+    img = _board_base(border, seat.board, lay, words).copy()
     for cell in INNER:
         if quilt[cell] >= 0:
             paste_at(img, sprites.placed_sprite(quilt[cell], radius), lay.center(cell))
@@ -204,14 +196,16 @@ def draw_quilt(
             if quilt[cell] == EMPTY and (preview is None or cell != preview.cell):
                 state = "legal" if cell in legal_set else "dim"
                 paste_at(img, _empty_sprite(cell_name(cell), radius, state), lay.center(cell))
-    _draw_goals(img, lay, seat, config, hints)
+    _draw_goals(img, lay, seat, config, hints and words, words)
     tok = round(radius * TOKEN_SCALE)
     for cell, ci in seat.cats:
-        paste_at(img, sprites.cat_token(ci, tok), _token_at(lay, cell, CAT_AT))
+        paste_at(img, sprites.cat_token(config.cats[ci].id, tok), _token_at(lay, cell, CAT_AT))
     for cell, color in seat.buttons:
         paste_at(img, sprites.button_token(color, tok), _token_at(lay, cell, BUTTON_AT))
     if seat.rainbow is not None:
         paste_at(img, sprites.button_token(-1, tok), _token_at(lay, seat.rainbow, RAINBOW_AT))
+    if hints and words:
+        draw_progress(img, lay, seat, config)
     if highlight is not None and 0 <= highlight < len(quilt):
         paste_at(img, _ring_sprite(radius, "last"), lay.center(highlight))
     if preview is not None:
@@ -222,19 +216,20 @@ def draw_quilt(
 
 
 def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: GameConfig,
-                hints: bool) -> None:
+                hints: bool, words: bool = True) -> None:
     symbols = {g.id: g.symbol for g in load_catalog().goals.values()}
     radius = lay.radius
     for i, spot in enumerate(config.goal_spots):
         at = lay.center(spot)
         if seat.goals is None:
-            paste_at(img, _slot_sprite(radius, cell_name(spot)) if seat.drafting
+            paste_at(img, _slot_sprite(radius, cell_name(spot) if words else "")
+                     if seat.drafting
                       else sprites.goal_back_sprite(radius), at)
             continue
         gid = seat.goals[i]
         rule = config.goal(gid)
         paste_at(img, sprites.goal_sprite(symbols.get(gid, gid), rule.one_way, rule.both_ways,
-                                           radius), at)
+                                           radius, words), at)
         if not hints:
             continue
         by_color, by_pattern = goal_states(seat.quilt, spot, rule.counts)
@@ -242,23 +237,6 @@ def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: Game
         for dx, kind, state in ((-0.27, "colors", by_color), (0.27, "patterns", by_pattern)):
             icon = sprites.goal_status_icon(kind, state, icon_r)
             paste_at(img, icon, (at[0] + dx * radius, at[1] + 0.63 * radius))
-        points = _goal_points(seat, i)
-        if points:
-            # Ring the value the goal is scoring now.
-            both = by_color == "met" and by_pattern == "met"
-            x = at[0] + (0.34 if both else -0.34) * radius
-            y = at[1] + 0.25 * radius
-            d = ImageDraw.Draw(img)
-            rr = radius * 0.25
-            d.ellipse((x - rr, y - rr * 0.85, x + rr, y + rr * 0.85), outline=theme.GOOD,
-                      width=max(2, radius // 18))
-
-
-def _goal_points(seat: SeatView, i: int) -> int:
-    goals = seat.score.get("goals", []) if isinstance(seat.score, dict) else []
-    if i < len(goals):
-        return int(goals[i].get("points", 0) or 0)
-    return 0
 
 
 def _cell_of_name(name: str) -> int | None:
@@ -291,11 +269,9 @@ def _draw_preview(img: Image.Image, lay: QuiltLayout, config: GameConfig,
             sp = sprites.button_token(config.colors.index(ev.color), tok)
             paste_at(img, sp, _token_at(lay, preview.cell, BUTTON_AT))
         elif isinstance(ev, CatAttracted):
-            try:
-                ci = config.cat_index(ev.cat)
-            except KeyError:
+            if all(c.id != ev.cat for c in config.cats):
                 continue
-            paste_at(img, sprites.cat_token(ci, tok), _token_at(lay, preview.cell, CAT_AT))
+            paste_at(img, sprites.cat_token(ev.cat, tok), _token_at(lay, preview.cell, CAT_AT))
         elif isinstance(ev, RainbowSewn):
             paste_at(img, sprites.button_token(-1, tok),
                       _token_at(lay, preview.cell, RAINBOW_AT))

@@ -1,17 +1,22 @@
 """An animated GIF of a finished game: every quilt (laid out as on the table picture) filling
-up placement by placement, tokens appearing on the tile that earned them, then the final
-scores.
+up placement by placement, tokens appearing on the tile that earned them, the finished quilts on
+their own, then the final scores.
 
 Frames, by decision: one per placement, so each player's tile appears on its own and the
 "last placed" ring says whose it was (one per round would show four tiles appearing at once
-with nothing to follow). A game of ``p`` players therefore has ``22 * p + 2`` frames: the start
-(goals placed, quilts empty), the ``22 * p`` placements, and the final scores (a card over the
-faded quilts). The start shows for :data:`START_MS`, the end for :data:`END_MS`, and each
-placement for ``PLAY_MS / (22 * p)`` ms (within :data:`MOVE_MS`), so any game replays in about
-a quarter of a minute.
+with nothing to follow). A game of ``p`` players therefore has ``22 * p + 3`` frames: the start
+(goals placed, quilts empty), the ``22 * p`` placements, the finished quilts with their tokens
+and nothing over them (:data:`FINISHED_MS`, long enough to look at them), and the final scores
+(a card over the faded quilts). The start shows for :data:`START_MS`, the end for
+:data:`END_MS`, and each placement for ``PLAY_MS / (22 * p)`` ms (within :data:`MOVE_MS`), so
+any game replays in about a quarter of a minute.
 
-Speed and size: every frame shares one 255-colour palette, chosen once from the first and the
-last picture; only the quilts that changed are redrawn and re-mapped to it; each frame is
+Colours: every frame shares one 255-colour palette that starts with the exact colours of the
+table picture (each tile's fabric and motif, the board's printed patches, the ink, the linen,
+the tokens: :func:`fixed_colors`), the rest chosen from the first picture, the finished quilts
+and the final card; so a magenta tile stays the magenta of the table picture in every frame.
+
+Speed and size: only the quilts that changed are redrawn and re-mapped to it; each frame is
 written as the rectangle that changed, with unchanged pixels transparent, and the GIF is
 streamed frame by frame (Pillow's GIF frame writer), so memory stays at one picture whatever
 the game's length. Only public views are drawn (see :func:`engine.serialize.replay_views`).
@@ -27,6 +32,7 @@ from io import BytesIO
 
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw
 
+from data import load_catalog
 from engine.scoring import rank
 from engine.state import TURNS_PER_PLAYER, Phase
 from engine.views import PublicView
@@ -35,13 +41,14 @@ from render.common import panel, paste_at, score_chips, text
 from render.geometry import QuiltLayout, quilt_layout
 from render.quilt import draw_quilt
 from render.scoresheet import MEDALS, rosette
-from render.table import _quilt_radius, player_name
+from render.table import PER_ROW, _quilt_radius, player_name
 
 WIDTH = 800
 MARGIN = 16
 GAP = 12
 BAR_H = 56
 START_MS = 1500
+FINISHED_MS = 3000
 END_MS = 6000
 PLAY_MS = 16000
 MOVE_MS = (150, 600)
@@ -88,7 +95,7 @@ def replay_layout(players: int, width: int = WIDTH) -> ReplayLayout:
     radius = _quilt_radius(players, width)
     lay = quilt_layout(radius)
     qw, qh = lay.size
-    per_row = 1 if players == 1 else 2
+    per_row = PER_ROW
     rows = math.ceil(players / per_row)
     origins = []
     for i in range(players):
@@ -111,7 +118,7 @@ def replay_layout(players: int, width: int = WIDTH) -> ReplayLayout:
 
 def frame_count(players: int) -> int:
     """Frames in the replay of a finished ``players``-seat game."""
-    return TURNS_PER_PLAYER * players + 2
+    return TURNS_PER_PLAYER * players + 3
 
 
 def move_ms(players: int) -> int:
@@ -171,18 +178,62 @@ def _card(img: Image.Image, view: PublicView, names: Sequence[str], lay: ReplayL
         d.ellipse((mx - r, cy - r, mx + r, cy + r), fill=fill)
         d.text((mx, cy + 1), str(place), font=theme.font(21, theme.BLACK), fill=theme.INK,
                anchor="mm")
-        left = score_chips(img, x1 - 24, cy, 13, scores[seat])
+        left = score_chips(img, x1 - 24, cy, 15, scores[seat])
         name_x = mx + 32
         won = seat in winners
         if won:
             text(img, (name_x, cy - 10), player_name(names, seat), 22, weight=theme.BLACK,
                  anchor="lm", max_w=left - name_x - 12)
             paste_at(img, rosette(10), (name_x + 9, cy + 15))
-            text(img, (name_x + 24, cy + 15), replay_label(labels, "master_quilter"), 15,
+            text(img, (name_x + 24, cy + 15), replay_label(labels, "master_quilter"), 17,
                  weight=theme.BOLD, fill=theme.ACCENT, anchor="lm", max_w=left - name_x - 36)
         else:
             text(img, (name_x, cy), player_name(names, seat), 22, weight=theme.BOLD,
                  anchor="lm", max_w=left - name_x - 12)
+
+
+# --------------------------------------------------------------------------- the palette
+
+
+@lru_cache(maxsize=1)
+def fixed_colors() -> tuple[tuple[int, int, int], ...]:
+    """The colours every replay's palette starts with: each tile's fabric and motif as placed
+    and as the board prints them (muted), the look's own colours and the tokens' colours."""
+    out: list[tuple[int, int, int]] = []
+    for fabric, motif in theme.tile_palette():
+        out += [fabric, motif, theme.mix(fabric, theme.BACKGROUND, 0.5),
+                theme.mix(motif, theme.BACKGROUND, 0.5),
+                theme.mix(fabric, theme.INK, 0.45)]
+    out += [theme.BACKGROUND, theme.BACKGROUND_DARK, theme.PANEL, theme.INK, theme.INK_SOFT,
+            theme.INK_FAINT, theme.SEAM, theme.EMPTY_FILL, theme.GOAL_FILL, theme.GOAL_FRAME,
+            theme.ACCENT, theme.GOOD, theme.BAD, theme.GOLD, theme.HIGHLIGHT,
+            *(theme.mix(c, theme.BACKGROUND, 0.72) for c in theme.BOARD_STITCH.values())]
+    out += [cat.fur for cat in load_catalog().cats.values()]
+    return tuple(dict.fromkeys(out))
+
+
+def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
+    """A palette image: :func:`fixed_colors`, then the colours of ``pictures`` (an octree of
+    them, for the shades between: antialiased edges, shadows) up to 255 colours."""
+    fixed = list(fixed_colors())
+    # At half size: the octree only fills in shades between the fixed colours, and a tall
+    # replay's three pictures hold 5 MP (300 ms to quantize whole, 80 ms halved).
+    small = [p.reduce(2) for p in pictures]
+    w = max(p.width for p in small)
+    both = Image.new("RGB", (w, sum(p.height for p in small)))
+    y = 0
+    for p in small:
+        both.paste(p, (0, y))
+        y += p.height
+    spare = TRANSPARENT - len(fixed)
+    extra = both.quantize(spare, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    flat = extra.getpalette() or []
+    colors = fixed + [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in range(spare)
+                      if 3 * i + 2 < len(flat)]
+    colors = colors[:TRANSPARENT]
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([v for c in colors for v in c] + [0, 0, 0] * (256 - len(colors)))
+    return pal
 
 
 # --------------------------------------------------------------------------- the GIF
@@ -271,11 +322,14 @@ def render_replay(
     for s in range(players):
         rgb.paste(_quilt(views[0], s, names, lay, False), lay.quilts[s])
 
-    # The final picture, drawn now so that the palette holds its colours too.
-    final = rgb.copy()
+    # The finished quilts and the final card, drawn now so that the palette holds their
+    # colours too.
+    finished = rgb.copy()
     end = views[-1]
     for s in range(players):
-        final.paste(_quilt(end, s, names, lay, False), lay.quilts[s])
+        finished.paste(_quilt(end, s, names, lay, False), lay.quilts[s])
+    finished.paste(_bar(w, title, TURNS_PER_PLAYER), (0, 0))
+    final = finished.copy()
     grid = (0, BAR_H, w, h)
     faded = Image.blend(final.crop(grid), Image.new("RGB", (w, h - BAR_H), theme.BACKGROUND),
                         FADE)
@@ -283,11 +337,7 @@ def render_replay(
     final.paste(_bar(w, replay_label(labels, "final_scores"), TURNS_PER_PLAYER), (0, 0))
     _card(final, end, names, lay, labels)
 
-    both = Image.new("RGB", (w, 2 * h))
-    both.paste(rgb, (0, 0))
-    both.paste(final, (0, h))
-    palette = both.quantize(TRANSPARENT, method=Image.Quantize.FASTOCTREE,
-                            dither=Image.Dither.NONE)
+    palette = _palette((rgb, finished, final))
 
     def to_p(im: Image.Image) -> Image.Image:
         return im.quantize(palette=palette, dither=Image.Dither.NONE)
@@ -319,5 +369,7 @@ def render_replay(
             continue
         gif.add(new, dirty, step)
         canvas = new
+    # The finished quilts on their own (no ring, nothing over them), then the scores.
+    gif.add(to_p(finished), (0, 0, w, h), FINISHED_MS)
     gif.add(to_p(final), (0, 0, w, h), END_MS)
     return gif.close()

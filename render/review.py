@@ -4,9 +4,7 @@
   player's line (terracotta) and the engine's line (blue: the same turn played the engine's
   way), the costliest turns marked with a numbered gold badge over the gap between the lines.
   :func:`chart_layout` says where each point is drawn (for tests and for anything drawn over).
-- :func:`draw_turn_compare`: three small quilts side by side: before the turn, after the
-  player's placement and after the engine's, the placed tile ringed, each after-quilt framed in
-  its line's colour with the expected final score and the market tile taken.
+- A costly turn's picture is :mod:`render.review_turn`'s (the quilt around the two moves).
 
 Both read only the review (plain data, as stored) and, for a turn, the seat's private view
 before it: nothing secret reaches a picture. Words come from ``labels`` with the keys of
@@ -23,15 +21,11 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine.ai.review import Review, TurnReview, seat_after
-from engine.hexgrid import parse_cell
+from engine.ai.review import Review
 from engine.state import TURNS_PER_PLAYER
-from engine.views import PrivateView
-from render import sprites, theme
-from render.common import badge, panel, paste_at, text
+from render import theme
+from render.common import badge, panel, text
 from render.encode import to_png
-from render.geometry import quilt_layout
-from render.quilt import draw_quilt
 from render.theme import RGB
 
 PLAYER_LINE: RGB = theme.ACCENT  # terracotta
@@ -113,7 +107,7 @@ def chart_layout(review: Review, width: int = CHART_WIDTH, height: int = CHART_H
     if hi - lo < 2 * step:
         hi = lo + 2 * step
     last = max([TURNS_PER_PLAYER, *(t.turn for t in review.turns)])
-    return ChartLayout(width, height, left=58, top=74, right=width - 28, bottom=height - 56,
+    return ChartLayout(width, height, left=58, top=74, right=width - 28, bottom=height - 66,
                        first=1, last=last, lo=lo, hi=hi)
 
 
@@ -132,7 +126,7 @@ def draw_review_chart(review: Review, *, labels: Mapping[str, str] | None = None
         if row is None:
             continue
         top = min(lay.y(row.ev_played), lay.y(row.ev_engine))
-        badge(img, (lay.x(row.turn), max(lay.top + 4, top - 20)), str(rank), 10,
+        badge(img, (lay.x(row.turn), max(lay.top + 8, top - 22)), str(rank), 14,
               fill=MARK, ink=theme.INK)
     if review.final_score is not None and review.turns:
         x, y = lay.point(review.turns[-1].turn, review.turns[-1].ev_played)
@@ -155,16 +149,16 @@ def _axes(img: Image.Image, lay: ChartLayout, labels: Mapping[str, str] | None) 
     while v <= lay.hi + 1e-9:
         y = lay.y(v)
         d.line([(lay.left, y), (lay.right, y)], fill=GRID, width=1)
-        text(img, (lay.left - 10, y), f"{v:g}", 14, weight=theme.BOLD, fill=theme.INK_SOFT,
+        text(img, (lay.left - 10, y), f"{v:g}", 17, weight=theme.BOLD, fill=theme.INK_SOFT,
              anchor="rm")
         v += step
-    f = theme.font(13, theme.BOLD)
+    f = theme.font(17, theme.BOLD)
     for turn in range(lay.first, lay.last + 1):
         x = lay.x(turn)
-        d.line([(x, lay.bottom), (x, lay.bottom + 4)], fill=theme.INK_FAINT, width=1)
-        d.text((x, lay.bottom + 7), str(turn), font=f, fill=theme.INK_SOFT, anchor="ma")
-    text(img, ((lay.left + lay.right) / 2, lay.height - 12), review_label(labels, "review_turn"),
-         15, weight=theme.BOLD, fill=theme.INK_SOFT, anchor="mb")
+        # Below the plot's card and its shadow, on the linen.
+        d.text((x, lay.bottom + 19), str(turn), font=f, fill=theme.INK_SOFT, anchor="ma")
+    text(img, ((lay.left + lay.right) / 2, lay.height - 6), review_label(labels, "review_turn"),
+         17, weight=theme.BOLD, fill=theme.INK_SOFT, anchor="mb")
 
 
 def _lines(img: Image.Image, lay: ChartLayout, review: Review) -> None:
@@ -206,90 +200,3 @@ def _title_and_legend(img: Image.Image, lay: ChartLayout, labels: Mapping[str, s
         x -= 30 + 22
     text(img, (lay.left - 40, cy), review_label(labels, "review_chart_title"), 24,
          weight=theme.BLACK, anchor="lm", max_w=x - lay.left + 20)
-
-
-# --------------------------------------------------------------------------- a turn
-
-
-@dataclass(frozen=True, slots=True)
-class CompareLayout:
-    """Where each of the three quilts of :func:`draw_turn_compare` sits."""
-
-    radius: int
-    quilt: tuple[int, int]  # one quilt's size
-    origins: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]  # before, played, engine
-    size: tuple[int, int]
-
-    def center(self, panel_index: int, cell: int) -> tuple[float, float]:
-        """The pixel centre of ``cell`` in quilt ``panel_index`` (0 before, 1 played,
-        2 engine)."""
-        ox, oy = self.origins[panel_index]
-        cx, cy = quilt_layout(self.radius).center(cell)
-        return ox + cx, oy + cy
-
-
-TITLE_H = 40
-FOOT_H = 62
-GAP = 18
-MARGIN = 14
-
-
-def compare_layout(radius: int = COMPARE_RADIUS) -> CompareLayout:
-    qw, qh = quilt_layout(radius).size
-    y = TITLE_H
-    origins = tuple((MARGIN + i * (qw + GAP), y) for i in range(3))
-    size = (2 * MARGIN + 3 * qw + 2 * GAP, TITLE_H + qh + FOOT_H)
-    return CompareLayout(radius, (qw, qh), (origins[0], origins[1], origins[2]), size)
-
-
-def draw_turn_compare(view: PrivateView, row: TurnReview, *,
-                      labels: Mapping[str, str] | None = None,
-                      radius: int = COMPARE_RADIUS) -> Image.Image:
-    """The seat's quilt before the turn of ``row`` (``view`` is its private view then), after
-    the player's placement and after the engine's; below each after-quilt, the expected final
-    score and the market tile taken."""
-    lay = compare_layout(radius)
-    cfg = view.public.config
-    before = view.public.seats[view.seat]
-    played = seat_after(view, row.played)
-    engine = seat_after(view, row.engine)
-    img = Image.new("RGB", lay.size, theme.BACKGROUND)
-    qw, qh = lay.quilt
-    title = f"{review_label(labels, 'review_turn')} {row.turn}"
-    w = text(img, (MARGIN, TITLE_H / 2), title, 24, weight=theme.BLACK, anchor="lm")
-    if row.loss > 0:
-        text(img, (MARGIN + w + 14, TITLE_H / 2), f"−{row.loss:.1f}", 22, weight=theme.BLACK,
-             fill=theme.BAD, anchor="lm")
-    quilts = (
-        (before, None, "review_before", None),
-        (played, parse_cell(row.played.cell), "review_played", PLAYER_LINE),
-        (engine, parse_cell(row.engine.cell), "review_engine_move", ENGINE_LINE),
-    )
-    d = ImageDraw.Draw(img)
-    for i, (seat, cell, key, frame) in enumerate(quilts):
-        ox, oy = lay.origins[i]
-        q = draw_quilt(seat, cfg, highlight=cell, name=review_label(labels, key), radius=radius,
-                       hints=False)
-        img.paste(q, (ox, oy))
-        if frame is None:
-            continue
-        d.rounded_rectangle((ox - 4, oy - 4, ox + qw + 4, oy + qh + 4), radius=10,
-                            outline=frame, width=4)
-        ev = row.ev_played if i == 1 else row.ev_engine
-        pick = row.played.pick if i == 1 else row.engine.pick
-        fy = oy + qh + FOOT_H / 2 + 2
-        text(img, (ox + 4, fy), f"{review_label(labels, 'review_expected')} {ev:.1f}", 17,
-             weight=theme.BOLD, fill=frame, anchor="lm", max_w=qw * 0.62)
-        if pick is not None:
-            tile_r = 16
-            paste_at(img, sprites.placed_sprite(pick, tile_r), (ox + qw - tile_r - 4, fy))
-            text(img, (ox + qw - 2 * tile_r - 12, fy), review_label(labels, "review_took"), 15,
-                 weight=theme.BOLD, fill=theme.INK_SOFT, anchor="rm", max_w=qw * 0.3)
-    return img
-
-
-def render_turn_compare(view: PrivateView, row: TurnReview, *,
-                        labels: Mapping[str, str] | None = None,
-                        radius: int = COMPARE_RADIUS) -> bytes:
-    """:func:`draw_turn_compare` as PNG bytes."""
-    return to_png(draw_turn_compare(view, row, labels=labels, radius=radius))

@@ -79,10 +79,10 @@ def draw_rules_cats(labels: Mapping[str, str] | None = None, *,
     card_w = (width - 2 * MARGIN - (CAT_COLUMNS - 1) * GAP) // CAT_COLUMNS
     height = TITLE_H + rows * (CARD_H + GAP) + NOTE_H + MARGIN
     img = _canvas(height, theme.label(labels, "rules_cats"), width)
-    for i, (cat_id, (x, y)) in enumerate(places):
+    for cat_id, (x, y) in places:
         cat = catalog.cats[cat_id]
         shape = tuple((q, r) for q, r in cat.shape or ())
-        card = cat_card_base(i % 3, cat.id, cat.points, cat.min_size or 0, shape, card_w)
+        card = cat_card_base(cat.id, cat.points, cat.min_size or 0, shape, card_w)
         words = theme.label(labels, "need_shape" if shape else "need_size")
         left = card_w * 0.52
         _paragraph(card, left, NEED_Y, words, card_w - 16 - left)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from data import load_catalog
@@ -74,6 +76,25 @@ def play_record(options: GameOptions, seed: int, levels: Sequence[str] | None = 
         state, _ = apply(state, move)
         moves.append(move)
     return game_record(options, seed, moves)
+
+
+STRONG_GAME = Path(__file__).resolve().parent / "strong_4p.json"
+STRONG_GAME_ARGS = (GameOptions(players=4), 5, ("strong",) * 4)
+
+
+def strong_record() -> dict[str, Any]:
+    """The record of a whole 4-player game between the engine's strong players (seed 5),
+    stored in ``render/strong_4p.json`` because playing it takes about 20 s of CPU: the
+    gallery's replay shows real play, not random moves. ``python -m render strong-game``
+    plays it again and rewrites the file."""
+    record: dict[str, Any] = json.loads(STRONG_GAME.read_text("utf-8"))
+    return record
+
+
+def write_strong_record() -> Path:
+    options, seed, levels = STRONG_GAME_ARGS
+    STRONG_GAME.write_text(json.dumps(play_record(options, seed, levels)) + "\n", "utf-8")
+    return STRONG_GAME
 
 
 def best_preview(state: GameState) -> tuple[Preview | None, set[int], int]:

@@ -23,7 +23,7 @@ from render.theme import RGB
 WIDTH = 800
 MARGIN = 16
 THUMB_RADIUS = 11
-MEDALS: tuple[RGB, ...] = ((222, 168, 56), (176, 180, 188), (196, 128, 76))
+MEDALS: tuple[RGB, ...] = ((222, 168, 56), (176, 180, 188), (210, 148, 98))
 
 
 def draw_scoresheet(
@@ -67,7 +67,7 @@ def draw_scoresheet(
         cy = y + row_h / 2
         _medal(img, (MARGIN + 16 + 20, cy), places[i])
         q = draw_quilt(view.seats[i], view.config, radius=THUMB_RADIUS, header=False,
-                       hints=False)
+                       hints=False, words=False)
         img.paste(q, (MARGIN + 16 + 46, round(y + 8)))
         name = player_name(names, i)
         max_name = cols[0] - 40 - name_x
@@ -129,7 +129,7 @@ def draw_scenario(img: Image.Image, result: ScenarioResult,
         d.rounded_rectangle((cx0, cy - CHIP_H / 2, cx0 + chip_w, cy + CHIP_H / 2), radius=12,
                             fill=theme.SEAM, outline=ink, width=3)
         paste_at(img, verdict_mark(bool(met), 9), (cx0 + 18, cy - 12))
-        text(img, (cx0 + 32, cy - 12), theme.label(labels, f"cond_{name}"), 15,
+        text(img, (cx0 + 32, cy - 12), theme.label(labels, f"cond_{name}"), 17,
              weight=theme.BOLD, fill=theme.INK_SOFT, anchor="lm", max_w=chip_w - 40)
         text(img, (cx0 + chip_w / 2, cy + 14), f"{reached}/{needed}", 24, weight=theme.BLACK,
              fill=ink, anchor="mm", max_w=chip_w - 16)
@@ -159,12 +159,12 @@ def _tiebreak_note(decided: str, players: int, labels: Mapping[str, str] | None)
 
 def _column_heads(img: Image.Image, cols: tuple[int, ...], cy: float,
                   labels: Mapping[str, str] | None) -> None:
-    icons = (_goal_icon(16), sprites.cat_token(0, 16), sprites.button_token(0, 16), None)
+    icons = (_goal_icon(16), sprites.cat_token(None, 16), sprites.button_token(0, 16), None)
     keys = ("goals", "cats", "buttons", "total")
     for x, icon, key in zip(cols, icons, keys, strict=True):
         if icon is not None:
             paste_at(img, icon, (x, cy - 10))
-        text(img, (x, cy + 19 if icon is not None else cy + 6), theme.label(labels, key), 16,
+        text(img, (x, cy + 19 if icon is not None else cy + 6), theme.label(labels, key), 17,
              weight=theme.BOLD, fill=theme.INK_SOFT, anchor="mm", max_w=88)
 
 

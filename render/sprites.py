@@ -339,23 +339,28 @@ def token_size(radius: float) -> int:
 
 
 @lru_cache(maxsize=64)
-def cat_token(cat_index: int, radius: int) -> Image.Image:
-    """A round cardboard token with the face of cat ``cat_index`` (0-2; fur tells them apart)."""
+def cat_token(cat_id: str | None, radius: int) -> Image.Image:
+    """A round cardboard token with the face of cat ``cat_id`` in its own colour
+    (:func:`render.theme.cat_fur`; None: a cat token in general)."""
     size = token_size(radius)
     pen = Pen(size, radius, (0, 0, 0, 0), mode="RGBA")
-    fur = theme.CAT_FUR[cat_index % 3]
-    face = theme.CAT_FACE[cat_index % 3]
+    fur = theme.cat_fur(cat_id)
+    face = theme.mix(fur, theme.SEAM, 0.6)
+    # A dark outline, so that a pale cat (Coconut) still stands out from the cream token.
+    edge = theme.mix(fur, theme.INK, 0.6)
     pen.circle(0, 0.06, 1.0, fill=(40, 24, 16, 90))
     pen.circle(0, 0, 1.0, fill=theme.SEAM)
     pen.circle(0, 0, 0.9, fill=theme.INK)
     pen.circle(0, 0, 0.82, fill=(246, 236, 218))
     for side in (-1, 1):
+        pen.poly([(side * 0.6, 0.04), (side * 0.53, -0.72), (side * 0.06, -0.38)], fill=edge)
         pen.poly([(side * 0.56, 0.02), (side * 0.5, -0.66), (side * 0.1, -0.36)], fill=fur)
         pen.poly([(side * 0.45, -0.1), (side * 0.44, -0.48), (side * 0.22, -0.3)],
                  fill=(232, 150, 150))
+    pen.ellipse(0, 0.12, 0.61, 0.51, 0.0, fill=edge)
     pen.ellipse(0, 0.12, 0.56, 0.46, 0.0, fill=fur)
     pen.ellipse(0, 0.3, 0.26, 0.16, 0.0, fill=face)
-    eye = (250, 236, 170) if cat_index % 3 == 2 else theme.INK
+    eye = (250, 236, 170) if theme.luma(fur) < 90 else theme.INK
     for side in (-1, 1):
         pen.ellipse(side * 0.22, 0.04, 0.075, 0.1, 0.0, fill=eye)
     pen.poly([(-0.07, 0.2), (0.07, 0.2), (0.0, 0.28)], fill=(214, 110, 120))
@@ -393,8 +398,10 @@ def button_token(color: int, radius: int) -> Image.Image:
 
 
 @lru_cache(maxsize=64)
-def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int) -> Image.Image:
-    """A design goal tile: its symbol (``≠``, ``AAA-BBB``...) and its two values."""
+def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int,
+                text: bool = True) -> Image.Image:
+    """A design goal tile: its symbol (``≠``, ``AAA-BBB``...) and its two values (without
+    ``text``: the tile alone, for thumbnails)."""
     size = sprite_size(radius)
     r = 1.0 - SEAM
     pen = Pen(size, radius, theme.GOAL_FILL)
@@ -404,17 +411,19 @@ def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int) -> Image
     img.putalpha(_hex_mask(size, radius * r))
     d = ImageDraw.Draw(img)
     c = size / 2
+    if not text:
+        return img  # a thumbnail: too small for words to be read
     lines = symbol_lines(symbol)
     if len(lines) == 1 and len(symbol) <= 2:
         _fit_text(d, symbol, c, c - radius * 0.3, radius * 1.3, round(radius * 0.75), theme.INK)
     else:
-        # Long symbols go on two lines split at a dash: twice the letter size of one line.
-        size = round(radius * 0.34)
+        # Long symbols go on two lines split at a dash, big enough to read on a phone.
+        size = round(radius * 0.39)
         for i, line in enumerate(lines):
-            y = c - radius * (0.43 - 0.31 * i) if len(lines) == 2 else c - radius * 0.3
-            _fit_text(d, line, c, y, radius * (1.2 if i == 0 else 1.45), size, theme.INK)
-    f = theme.font(max(8, round(radius * 0.32)), theme.BOLD)
-    vy = c + radius * 0.25
+            y = c - radius * (0.46 - 0.37 * i) if len(lines) == 2 else c - radius * 0.3
+            _fit_text(d, line, c, y, radius * (1.4 if i == 0 else 1.5), size, theme.INK)
+    f = theme.font(max(8, round(radius * 0.39)), theme.BOLD)
+    vy = c + radius * 0.3
     d.text((c - radius * 0.34, vy), str(one_way), font=f, fill=theme.INK_SOFT, anchor="mm")
     d.text((c + radius * 0.34, vy), str(both_ways), font=f, fill=theme.INK, anchor="mm")
     d.line([(c, vy - radius * 0.14), (c, vy + radius * 0.14)], fill=theme.INK_FAINT,

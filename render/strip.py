@@ -92,7 +92,7 @@ def draw_strip(
             if selected == i:
                 paste_at(img, _selected_ring(radius), (cx, tile_y))
             paste_at(img, sprites.placed_sprite(tile, radius), (cx, tile_y))
-            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.3)
+            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36)
         x += hand_w + gap
     title = theme.label(labels, "last_turn" if last_turn else "market")
     _group(img, (x, top, x + market_w, bottom), title, radius,
@@ -105,14 +105,14 @@ def draw_strip(
             paste_at(img, _faded_sprite(t, radius), (cx, tile_y))
         else:
             paste_at(img, sprites.placed_sprite(t, radius), (cx, tile_y))
-            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.3,
+            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36,
                   fill=theme.ACCENT)
     if bag_count is not None:
         bx = x + pad + 3 * slot + radius * 0.6
         paste_at(img, bag_sprite(round(radius * 0.55)), (bx, tile_y - radius * 0.1))
-        f = theme.font(max(8, round(radius * 0.36)), theme.BLACK)
-        ImageDraw.Draw(img).text((bx, tile_y + radius * 0.12), str(bag_count), font=f,
-                                 fill=theme.SEAM, anchor="mm")
+        f = theme.font(max(8, round(radius * 0.45)), theme.BLACK)
+        ImageDraw.Draw(img).text((bx, tile_y + radius * 0.14), str(bag_count), font=f,
+                                 fill=theme.INK, anchor="mm")
     return img
 
 

@@ -17,7 +17,7 @@ from render.geometry import quilt_layout
 from render.quilt import draw_quilt
 from render.strip import draw_strip
 
-TABLE_WIDTH = 800
+TABLE_WIDTH = 640
 MARGIN = 16
 GAP = 12
 
@@ -38,24 +38,24 @@ CARD_H = 156
 NEED_Y = 108  # the centre line of a card's lower half: the need, and the patterns or words
 
 
-def cat_card_base(index: int, cat_id: str, points: int, min_size: int,
+def cat_card_base(cat_id: str, points: int, min_size: int,
                   shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
-    """A cat's card without its patterns: face (fur ``index``), name, points, and what it
+    """A cat's card without its patterns: face (in the cat's own colour), name, points, and what it
     needs on the left of the lower half (the table adds the patterns; the rules, words).
     A fresh copy, for the caller to draw on."""
-    return _card_face(index, cat_id, points, min_size, shape, width).copy()
+    return _card_face(cat_id, points, min_size, shape, width).copy()
 
 
 # The face of a card is cached, not the whole card: a game pairs each cat with two of the six
 # patterns at random, so whole cards hardly repeat across games, and with 30 games at a time
 # a cache of whole cards held about 10 MB of pictures it seldom reused.
 @lru_cache(maxsize=32)
-def _card_face(index: int, cat_id: str, points: int, min_size: int,
+def _card_face(cat_id: str, points: int, min_size: int,
                shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
     img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
-    paste_at(img, sprites.cat_token(index, tok), (16 + tok, 23 + tok))
+    paste_at(img, sprites.cat_token(cat_id, tok), (16 + tok, 23 + tok))
     # Points in a dark pill at the top right, like the score chips.
     f_pts = theme.font(27, theme.BLACK)
     pts = str(points)
@@ -71,9 +71,9 @@ def _card_face(index: int, cat_id: str, points: int, min_size: int,
     return img
 
 
-def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
+def cat_card(cat: CatRule, width: int) -> Image.Image:
     """One cat's card: face, name, points, what it needs and the two patterns it likes."""
-    img = cat_card_base(index, cat.id, cat.points, cat.min_size, cat.shape, width)
+    img = cat_card_base(cat.id, cat.points, cat.min_size, cat.shape, width)
     pr = 30
     for k, p in enumerate(cat.patterns):
         x = width * 0.62 + k * (pr * 1.85)
@@ -84,7 +84,7 @@ def cat_card(cat: CatRule, index: int, width: int) -> Image.Image:
 def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
     card_w = (width - 2 * MARGIN - 2 * GAP) // 3
     for i, cat in enumerate(config.cats):
-        card = cat_card(cat, i, card_w)
+        card = cat_card(cat, card_w)
         x = MARGIN + i * (card_w + GAP)
         img.paste(card, (x, round(top)), card)
     return top + CARD_H
@@ -93,13 +93,18 @@ def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> f
 # --------------------------------------------------------------------------- the table
 
 
+# The quilts go one under the other, each as big as a turn's quilt: on a phone (a picture
+# about 400 px wide) two quilts side by side were 190 px each, too small to read a cell's name
+# or a score. Taller, but every quilt reads.
+QUILT_RADIUS = 44
+PER_ROW = 1
+
+
 def _quilt_radius(players: int, width: int) -> int:
-    per_row = 1 if players == 1 else 2
-    avail = (width - 2 * MARGIN - (per_row - 1) * GAP) / per_row
-    if players == 1:
-        avail *= 0.8
+    del players  # one quilt per row, whatever the number of players
     # A layout's width is 7.5 hex widths plus two margins of 0.32 radius.
-    return max(12, math.floor(avail / (7.5 * math.sqrt(3) + 0.64)))
+    fit = math.floor((width - 2 * MARGIN) / (7.5 * math.sqrt(3) + 0.64))
+    return max(12, min(QUILT_RADIUS, fit))
 
 
 def draw_table(
@@ -116,7 +121,7 @@ def draw_table(
     radius = _quilt_radius(n, width)
     lay = quilt_layout(radius)
     qw, qh = lay.size
-    per_row = 1 if n == 1 else 2
+    per_row = PER_ROW
     rows = math.ceil(n / per_row)
     head_h = 56
     strip = draw_strip((), view.market, width=width, bag_count=view.bag_count, labels=labels,

@@ -26,8 +26,10 @@ EMPTY_FILL: RGB = (251, 246, 236)
 EMPTY_DIM: RGB = (236, 228, 212)
 LEGAL_FILL: RGB = (255, 240, 196)
 HIGHLIGHT: RGB = (255, 252, 240)
-ACCENT: RGB = (196, 84, 52)  # terracotta: markers, the winner's rosette
-GOOD: RGB = (62, 138, 76)
+# Terracotta (markers, the winner's rosette) and green: dark enough for WCAG 4.5 as text on
+# the linen and under cream text (checked at phone width by tests/render/test_legibility.py).
+ACCENT: RGB = (178, 70, 40)
+GOOD: RGB = (46, 118, 60)
 BAD: RGB = (178, 58, 48)
 GOAL_FILL: RGB = (253, 248, 236)
 GOAL_FRAME: RGB = (96, 70, 52)
@@ -41,8 +43,17 @@ BOARD_STITCH: Mapping[str, RGB] = {
     "yellow": (204, 160, 52),
 }
 
-CAT_FUR: tuple[RGB, RGB, RGB] = ((232, 146, 64), (150, 156, 166), (70, 60, 58))
-CAT_FACE: tuple[RGB, RGB, RGB] = ((250, 214, 168), (214, 218, 224), (236, 226, 214))
+# A cat token without a particular cat (a count of cat tokens, "no cats"): a neutral tabby.
+GENERIC_FUR: RGB = (176, 150, 120)
+
+
+def cat_fur(cat_id: str | None) -> RGB:
+    """The colour of cat ``cat_id`` (the catalogue's ``fur``): one per cat, in every picture
+    and every game, whatever slot the cat is dealt to. None: :data:`GENERIC_FUR`."""
+    if cat_id is None:
+        return GENERIC_FUR
+    cat = load_catalog().cats.get(cat_id)
+    return GENERIC_FUR if cat is None else cat.fur
 
 # Target OKLab lightness per colour id, spread evenly so the six colours stay apart in
 # greyscale (luma about 49, 86, 115, 151, 189, 225); hue and chroma come from the catalogue.

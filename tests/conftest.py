@@ -63,6 +63,8 @@ SLOW: dict[str, frozenset[str] | None] = {
     # Operator commands and worker pools as real processes: 1-3 s each (issue 20, 10-13).
     "tests/test_cli.py": None,
     "tests/core/test_workers.py": None,
+    # Every text of a whole 4-player replay, drawn with empty sprite caches: 3-7 s.
+    "tests/render/test_legibility.py": frozenset({"test_replay_frames_read_at_phone_width"}),
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

@@ -40,18 +40,19 @@ from discord import app_commands
 from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
-from bot.adapter import cooldowns, telemetry
+from bot.adapter import cooldowns, guards, policy, telemetry
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
 from bot.adapter.options import whole_number
-from bot.adapter.ui import flows, images
+from bot.adapter.ui import flows, images, respond
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core.clock import Clock, to_ms
 from bot.core.computers import ComputerPool
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
+from bot.core.storage import require_postgres_driver
 from bot.core.timers import SweepLoop
 from bot.ops import memory
 from bot.ops.health import HealthServer, HealthThresholds, start_listener
@@ -95,9 +96,15 @@ class CatalogueTranslator(app_commands.Translator):
 
 
 class CalicoTree(app_commands.CommandTree["CalicoBot"]):
-    """The command tree: while shutting down, new commands get a short private answer."""
+    """The command tree: a command whose input does not fit its declaration (a server-only
+    command in DMs, a value outside the choices) and, while shutting down, every new command get
+    a short private answer."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        text = guards.refusal(interaction)
+        if text is not None:
+            await respond.refuse_text(interaction, text)
+            return False
         return await self.client.admit(interaction)
 
 
@@ -127,7 +134,7 @@ class CalicoBot(commands.AutoShardedBot):
         manager: Manager | None = None,
         clock: Clock | None = None,
         sync: SyncMode = "auto",
-        sweep_interval: float = 60.0,
+        sweep_interval: float | None = None,
         dispatch_poll: float = 2.0,
         members_intent: bool = True,
         background: bool = True,
@@ -150,7 +157,8 @@ class CalicoBot(commands.AutoShardedBot):
         self._owns_manager = manager is None
         self.clock = clock
         self.sync_mode: SyncMode = sync
-        self.sweep_interval = sweep_interval
+        self.sweep_interval = settings.sweep_seconds if sweep_interval is None \
+            else sweep_interval
         self.dispatch_poll = dispatch_poll
         self.background = background  # False: no outbox or sweep (``calico-bot sync``)
         self.calico_group = app_commands.Group(
@@ -177,7 +185,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
-        self.cooldowns = cooldowns.cooldowns_from(settings)  # per person, per kind of work
+        self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
 
     # ------------------------------------------------------------------ plumbing
 
@@ -204,8 +212,9 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
         """Every interaction passes here first: while shutting down it gets a short "restarting"
-        answer, and someone past a cooldown (starting games, pictures) a short "try again
-        <when>"; otherwise it is counted as in flight until its handler returns."""
+        answer, and someone past a cooldown (:data:`bot.adapter.policy.POLICY`: starting games,
+        pictures, reviews...) a short "try again <when>"; otherwise it is counted as in flight
+        until its handler returns."""
         if not self._accepting:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.response.send_message(
@@ -241,7 +250,8 @@ class CalicoBot(commands.AutoShardedBot):
             kwargs["config"] = ManagerConfig(
                 outbox_keep=timedelta(days=self.settings.retention_days), timer_lease=lease,
                 max_lobbies=self.settings.max_lobbies,
-                max_active_games=self.settings.max_active_games)
+                max_active_games=self.settings.max_active_games,
+                new_lobbies_per_hour=self.settings.lobbies_per_hour or None)
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", *self._manager.storage_info())
         await self._plan_shards()  # after the database: the cluster's shard count is kept there
@@ -252,7 +262,8 @@ class CalicoBot(commands.AutoShardedBot):
         self.tree.error(self.on_app_command_error)
         self.dispatcher = self.manager.dispatcher(DiscordDelivery(self),
                                                   poll_interval=self.dispatch_poll,
-                                                  lease=self.settings.lease_seconds)
+                                                  lease=self.settings.lease_seconds,
+                                                  nonce_window=self.settings.nonce_window_seconds)
         self.sweeper = SweepLoop(MeteredSweeper(self.manager, self.metrics),
                                  interval=self.sweep_interval)
         self.metrics.set_sources(core_scrape_sources(
@@ -295,6 +306,7 @@ class CalicoBot(commands.AutoShardedBot):
         except discord.HTTPException as e:
             log.warning("could not read Discord's gateway recommendation: %s", e)
         if settings.cluster_slots:
+            require_postgres_driver()
             from bot.core.storage.postgres.store import wait_for_slot
 
             slots = settings.cluster_slots
@@ -410,6 +422,10 @@ class CalicoBot(commands.AutoShardedBot):
         await super().close()
         if self.health is not None:
             await self.health.stop()
+        if self._manager is not None:
+            # Before the pool closes: the computer turns still queued are left to their timers
+            # (played at the next start), none is cut off mid-commit by the pool going away.
+            await self._manager.stop_computers()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:

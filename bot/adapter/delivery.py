@@ -7,6 +7,11 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 - The notice ``key`` is the message nonce (discord.py sends it with ``enforce_nonce``), so a
   notice delivered again after a crash is refused by Discord as a duplicate instead of
   appearing twice.
+- Discord forgets nonces after a few minutes; every post (each part of a DM too) also carries
+  the invisible mark of its nonce (:mod:`bot.adapter.postmarks`). A notice the outbox hands over
+  with ``look_first`` (it may be out, unrecorded, for longer than that) is first looked for in
+  its channel's recent messages: a post found is recorded as the delivery (the lobby message is
+  attached to its game as when posted), and only the parts not found are posted.
 - A game's thread is opened by its first notice (``open_thread``): the thread is created, or,
   when a crash came between creating it and recording it, found again by its name and adopted;
   then the ``lobby`` notice posts the lobby message there (edited in place afterwards). A table
@@ -38,10 +43,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
+from bot.adapter import postmarks
 from bot.adapter.locales import Locales
 from bot.adapter.options import whole_number
 from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
@@ -132,6 +139,7 @@ class NoticeRenderer:
         if kind is NoticeKind.GAME_OVER:
             events = messages.events_from_payload(payload.get("events"))
             out = await messages.game_over_message(tr, game, events)
+            out = tournament_ui.score_sheet(tr, out, payload)  # a tournament table says so
             return progress_ui.decorate_game_over(tr, self.manager, game, out, payload)
         if kind is NoticeKind.CHALLENGE_OVER:
             return await progress_ui.challenge_over_message(tr, self.manager, game, payload)
@@ -215,8 +223,12 @@ class DiscordDelivery:
     async def _channel_notice(self, notice: Notice) -> Receipt:
         """A notice about no game (a closed week's challenge summary), posted in the channel
         it names (``notice.channel_id``), in the server's language."""
-        if notice.kind is not NoticeKind.CHALLENGE_SUMMARY or not notice.channel_id:
+        if notice.kind not in (NoticeKind.CHALLENGE_SUMMARY, NoticeKind.TOURNAMENT) \
+                or not notice.channel_id:
             return SKIPPED
+        if notice.kind is NoticeKind.TOURNAMENT and notice.channel_id:
+            return await tournament_ui.deliver(self.bot, self.client, notice,
+                                               nonce_for(notice.key))
         payload = notice.payload
         guild = self.client.get_guild(int(payload.get("guild_id") or 0))
         locale = payload.get("language") or (guild.preferred_locale if guild else None)
@@ -228,8 +240,12 @@ class DiscordDelivery:
         else:
             target = self.client.get_partial_messageable(
                 notice.channel_id, guild_id=int(payload.get("guild_id") or 0) or None)
+        nonce = nonce_for(notice.key)
         try:
-            message = await target.send(nonce=nonce_for(notice.key), **out.send_kwargs())
+            found = (await self._look(target, [nonce])).get(nonce) if notice.look_first else None
+            if found is not None:
+                return Receipt(NoticeStatus.DONE, found.id, found=True)
+            message = await target.send(nonce=nonce, **marked(out, nonce))
         except (discord.NotFound, discord.Forbidden) as e:
             raise DeliveryError(f"challenge channel unusable ({e.code})", permanent=True) \
                 from None
@@ -308,14 +324,19 @@ class DiscordDelivery:
             # Pictures in words: the description follows the message's own text, in more
             # messages when it does not fit in one.
             tr = await self.bot.locales.text_for(notice.user_id)
-            out.content, *more = described.dm_parts(tr, out) or [out.content]
+            out.content, *more = described.dm_parts(tr, out, postmarks.ROOM) or [out.content]
+        nonce = nonce_for(notice.key)
+        parts = [nonce_for(f"{notice.key}w{i}") for i in range(len(more))]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
-            message = await channel.send(nonce=nonce_for(notice.key), **out.send_kwargs())
-            for i, text in enumerate(more):
-                await channel.send(text, nonce=nonce_for(f"{notice.key}w{i}"),
-                                   allowed_mentions=discord.AllowedMentions.none())
-            return Receipt(NoticeStatus.DONE, message.id)
+            found = await self._look(channel, [nonce, *parts]) if notice.look_first else {}
+            message = found.get(nonce) or await channel.send(nonce=nonce, **marked(out, nonce))
+            for text, part in zip(more, parts, strict=True):
+                if part not in found:
+                    await channel.send(postmarks.marked(text, part), nonce=part,
+                                       allowed_mentions=discord.AllowedMentions.none())
+            crash_point("dm.sent")  # Discord has every part; the database does not know yet
+            return Receipt(NoticeStatus.DONE, message.id, found=nonce in found)
         except discord.Forbidden as e:
             if notice.kind is NoticeKind.REMINDER:
                 await self._reminder_in_thread(notice, game)
@@ -375,6 +396,25 @@ class DiscordDelivery:
             raise DeliveryError(f"unarchiving failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
 
+    async def _look(self, channel: discord.abc.Messageable,
+                    nonces: list[str]) -> dict[str, discord.Message]:
+        """This bot's posts of ``nonces`` among ``channel``'s recent messages (``look_first``)."""
+        me = self.client.user
+        if me is None:
+            return {}
+        try:
+            return await postmarks.find(channel, me.id, nonces)
+        except discord.Forbidden as e:
+            # The channel cannot be read back (no Read Message History): post, as before the
+            # look existed, rather than never.
+            log.warning("cannot read channel %s back (%s): posting without looking",
+                        getattr(channel, "id", "?"), e.code)
+            return {}
+        except discord.NotFound:
+            return {}  # the post that follows meets the same 404 and says what it means
+        except discord.HTTPException as e:
+            raise DeliveryError(f"reading the channel back failed: {e.status} {e.code}") from None
+
     async def _post(self, notice: Notice, game: GameInfo, out: Outgoing,
                     nonce: str | None = None) -> Receipt:
         channel = self._thread(game)
@@ -382,7 +422,10 @@ class DiscordDelivery:
             await self._unarchive(game)
         nonce = nonce or nonce_for(notice.key)
         try:
-            message = await channel.send(nonce=nonce, **out.send_kwargs())
+            found = (await self._look(channel, [nonce])).get(nonce) if notice.look_first else None
+            if found is not None:
+                return Receipt(NoticeStatus.DONE, found.id, found=True)
+            message = await channel.send(nonce=nonce, **marked(out, nonce))
             return Receipt(NoticeStatus.DONE, message.id)
         except discord.NotFound as e:
             if e.code in (UNKNOWN_CHANNEL, 0):
@@ -397,7 +440,7 @@ class DiscordDelivery:
         # Archived between our check and the post: revive it and try once more.
         await self._unarchive(game)
         try:
-            message = await channel.send(nonce=nonce, **out.send_kwargs())
+            message = await channel.send(nonce=nonce, **marked(out, nonce))
         except discord.HTTPException as e:
             raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}") from None
         return Receipt(NoticeStatus.DONE, message.id)
@@ -431,6 +474,13 @@ class DiscordDelivery:
             raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
         return Receipt(NoticeStatus.DONE, game.lobby_message_id)
+
+
+def marked(out: Outgoing, nonce: str) -> dict[str, Any]:
+    """``Messageable.send`` keywords for ``out`` with the mark of ``nonce`` in its content."""
+    kwargs = out.send_kwargs()
+    kwargs["content"] = postmarks.marked(kwargs["content"], nonce)
+    return kwargs
 
 
 def describe(out: Outgoing) -> dict[str, Any]:

@@ -35,14 +35,41 @@ def has_role(user: object, role_id: int) -> bool:
     return any(getattr(r, "id", None) == role_id for r in roles)
 
 
-def start_refusal(tr: Text, interaction: discord.Interaction[Any],
-                  server: ServerSettings) -> str | None:
+# What the bot needs in the channel to run a game there, in the order we report them.
+NEEDED: Final = ("view_channel", "send_messages", "attach_files", "create_public_threads",
+                 "send_messages_in_threads")
+# What the person starting a game needs there: the bot opens a public thread and posts in the
+# channel on their behalf, so someone who may not do that may not make the bot do it.
+MEMBER_NEEDED: Final = ("view_channel", "send_messages", "create_public_threads")
+
+
+def missing_permissions(perms: discord.Permissions,
+                        needed: tuple[str, ...] = NEEDED) -> list[str]:
+    return [name for name in needed if not getattr(perms, name)]
+
+
+def permission_refusal(tr: Text, interaction: discord.Interaction[Any]) -> str | None:
+    """Why a game may not be opened from this channel (or thread: its parent's permissions)
+    for this person: the bot lacks a permission it needs, or the person lacks one of those
+    the bot would use on their behalf (None: neither)."""
+    missing = missing_permissions(interaction.app_permissions)
+    if missing:
+        return tr("perm.missing", perms=", ".join(tr(f"perm.{m}") for m in missing))
+    missing = missing_permissions(interaction.permissions, MEMBER_NEEDED)
+    if missing:
+        return tr("perm.member_missing", perms=", ".join(tr(f"perm.{m}") for m in missing))
+    return None
+
+
+def start_refusal(tr: Text, interaction: discord.Interaction[Any], server: ServerSettings,
+                  channel_id: int | None = None) -> str | None:
     """Why this person may not start a game here (None: they may): the server opens games in
     one channel only, or lets only a role start them (people who may manage the server always
-    may)."""
+    may). ``channel_id``: where the game's thread would open (default: this channel; a
+    rematch opens where the finished game was)."""
     channel = interaction.channel
-    if server.games_channel_id is not None and (
-            channel is None or channel.id != server.games_channel_id):
+    where = channel_id if channel_id is not None else (channel.id if channel else None)
+    if server.games_channel_id is not None and where != server.games_channel_id:
         return tr("hosting.wrong_channel", channel=markup.channel_mention(server.games_channel_id))
     if server.starter_role_id is not None and not may_manage(interaction) \
             and not has_role(interaction.user, server.starter_role_id):

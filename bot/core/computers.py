@@ -1,11 +1,13 @@
-"""Where computer players think: a pool of worker processes, with a bounded queue.
+"""Where computer players think: a pool of worker processes.
 
 A strong computer searches for hundreds of milliseconds in pure Python. In a thread that would
 still hold the interpreter lock and freeze the event loop (every click of every game waits), so
-computer moves run in separate processes, sized to the machine. At most ``max_waiting`` moves
-wait for a free worker; past that :meth:`ComputerPool.choose` raises :class:`ComputersBusyError` at
-once and the manager leaves the move to its timer (the sweep plays it a little later), so a
-burst of computer games can never pile up unbounded work or memory.
+computer moves run in separate processes, sized to the machine. Computer moves come from the
+computers' queue (:mod:`bot.core.thinking`: one runner per worker, first come first served) and
+the sweep (one at a time), which bound them, so :meth:`ComputerPool.choose` never refuses one.
+Hints share the pool through :meth:`ComputerPool.run`: at most ``max_waiting`` jobs wait for a
+free worker, past that :class:`ComputersBusyError` is raised at once ("try again in a
+minute"), so a burst can never pile up unbounded work or memory.
 
 Workers see exactly what a computer player may see: the seat's private view and the legal moves
 (never the bag, the seed or another hand), and a seed derived one-way from the game's.
@@ -25,7 +27,7 @@ from engine.views import PrivateView
 
 
 class ComputersBusyError(Exception):
-    """Every worker is busy and the queue is full: try this move later."""
+    """Every worker is busy and the queue is full: try this hint later."""
 
 
 def _choose(level: str, seed: int, view: PrivateView, legal: list[Move]) -> tuple[Move, float]:
@@ -43,7 +45,7 @@ def _warm() -> None:
 @dataclass
 class ComputerStats:
     moves: int = 0
-    busy: int = 0  # moves refused because the queue was full
+    busy: int = 0  # jobs (hints) refused because the queue was full
     seconds: list[float] = field(default_factory=list)  # recent CPU seconds per move
 
 
@@ -63,7 +65,7 @@ class ComputerPool(WorkerPool):
 
     async def choose(self, level: str, seed: int, view: PrivateView,
                      legal: list[Move]) -> Move:
-        move, seconds = await self.run(_choose, level, seed, view, legal)
+        move, seconds = await self.run(_choose, level, seed, view, legal, bounded=False)
         self.stats.moves += 1
         self.stats.seconds.append(seconds)
         if self.on_move is not None:

@@ -1,7 +1,8 @@
 """The game flow (like boardgame.io's ``flow``): how a game moves from deal to end.
 
 Dealing a lobby, starting the next turn's clock and prompt, applying one move (with its log
-entry, notices, timers and results), playing the computer seats, turning a person's seat into a
+entry, notices, timers and results), playing the computer seats (those that think through the
+computers' queue, :mod:`bot.core.thinking`), turning a person's seat into a
 computer player, and ending a game. Every function works on the kernel's public API
 (:class:`bot.core.kernel.Kernel`) and a :class:`~bot.core.game.Tx` or a
 :class:`~bot.core.game.LiveGame`; the services (lobby, turns, leaving, sweep, challenge) call
@@ -12,16 +13,17 @@ comes from :meth:`Kernel.game_over` (the facade overrides it): the flow imports 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
 
-from bot.core.computers import ComputersBusyError
 from bot.core.game import FLAG_HINTS, LiveGame, Tx
 from bot.core.kernel import Kernel, StaleError, iso_at
-from bot.core.models import FirstPlayer, GameStatus, NoticeKind
+from bot.core.models import FirstPlayer, GameStatus, ManagerError, NoticeKind
 from bot.core.storage import MoveRow, ResultRow
 from bot.core.storage.codec import dumps, encode_config, event_dict
+from bot.core.thinking import TurnQueue
 from engine.ai import LEVELS, Player, make_player
 from engine.events import Event, GameOver, ScenarioResult
 from engine.moves import Move
@@ -168,12 +170,19 @@ def _player(level: str, seed: int) -> Player:
         return make_player("random", seed)
 
 
+def thinks(level: str | None) -> bool:
+    """Whether a computer of ``level`` searches (in a worker): its turns go through the
+    computers' queue (:mod:`bot.core.thinking`), never inside a person's click. The random
+    player answers in microseconds and moves at once."""
+    return level is not None and level in LEVELS and level != "random"
+
+
 async def choose(k: Kernel, state: GameState, seat: int, level: str) -> Move:
     """The move a computer player of ``level`` makes for ``seat``."""
     legal = legal_moves(state, seat)
     seed = _player_seed(state, seat)
     view = private_view(state, seat)
-    if level == "random" or level not in LEVELS:
+    if not thinks(level):
         return _player(level, seed).choose(view, legal)
     if k.computers is not None:
         # A thinking player runs in another process (see bot.core.computers).
@@ -198,10 +207,21 @@ def computer_to_move(g: LiveGame) -> int | None:
     return None
 
 
+def turn_queue(k: Kernel) -> TurnQueue:
+    """This process's computers' queue (made on first use: one runner per computer worker,
+    one when computers think in a thread)."""
+    queue = k.computer_turns
+    if queue is None:
+        runners = k.computers.workers if k.computers is not None else 1
+        queue = k.computer_turns = TurnQueue(runners, functools.partial(play_queued, k))
+    return queue
+
+
 async def run_computers(k: Kernel, g: LiveGame, *, strict: bool = False) -> LiveGame:
-    """Play every computer move now due, each committed on its own. A failure (or a full
-    computer queue) leaves the move to its timer; it is raised only when ``strict`` (the
-    sweep counts it), never to a caller whose own move is already stored."""
+    """Play the computer moves now due that need no thinking (the random player), each
+    committed on its own; a computer that thinks is queued (:func:`turn_queue`) and this
+    returns at once. A failure leaves the move to its timer; it is raised only when
+    ``strict`` (the sweep counts it), never to a caller whose own move is already stored."""
     try:
         for _ in range(4 * 23 + 8):
             seat = computer_to_move(g)
@@ -209,10 +229,11 @@ async def run_computers(k: Kernel, g: LiveGame, *, strict: bool = False) -> Live
                 break
             level = g.seats[seat].ai_level
             assert g.state is not None and level is not None
+            if thinks(level):
+                turn_queue(k).push(g.id)
+                break
             move = await choose(k, g.state, seat, level)
             g, _ = await apply_move(k, g, seat, move, "computer")
-    except ComputersBusyError:
-        log.info("computers busy: game %s's computer turn is left to its timer", g.id)
     except StaleError:
         pass  # another process moved this game on (and plays its computers)
     except Exception:
@@ -223,11 +244,55 @@ async def run_computers(k: Kernel, g: LiveGame, *, strict: bool = False) -> Live
 
 
 async def computers_after(k: Kernel, game_id: int, g: LiveGame) -> LiveGame:
-    """After a committed change outside the game's lock: play the computers it led to."""
-    if computer_to_move(g) is None:
+    """After a committed change outside the game's lock: play the computers it led to (a
+    thinking one is only queued: no lock, no wait)."""
+    seat = computer_to_move(g)
+    if seat is None:
+        return g
+    if thinks(g.seats[seat].ai_level):
+        turn_queue(k).push(game_id)
         return g
     async with k.lock(game_id):
         return await run_computers(k, await k.load(game_id))
+
+
+async def play_queued(k: Kernel, game_id: int) -> bool:
+    """One queued computer turn of ``game_id`` (the queue's ``play``): think without the
+    game's lock (the game's people are not held up meanwhile), then store the move under it
+    if the game still waits for that seat at that ply. Returns whether to look at the game
+    again (it changed while the computer thought); a computer turn that follows is queued
+    again by :func:`run_computers`."""
+    try:
+        g = await k.load(game_id)
+    except ManagerError:
+        return False  # the game is gone
+    seat = computer_to_move(g)
+    if seat is None:
+        return False
+    level = g.seats[seat].ai_level
+    assert g.state is not None and level is not None
+    if not thinks(level):  # queued before the seat changed hands: no thinking needed
+        async with k.lock(game_id):
+            await run_computers(k, await k.load(game_id))
+        return False
+    move = await choose(k, g.state, seat, level)
+    async with k.lock(game_id):
+        now = await k.load(game_id)
+        # The move still fits if the game waits for the same seat at the same ply (in the
+        # goal draft, where choices are simultaneous, a person's choice meanwhile is fine).
+        same_turn = now.ply == g.ply or now.status is GameStatus.DRAFT
+        if computer_to_move(now) != seat or not same_turn \
+                or now.seats[seat].ai_level != level:
+            return computer_to_move(now) is not None
+        try:
+            now, _ = await apply_move(k, now, seat, move, "computer")
+        except StaleError:
+            # Another process stored a move first (its sweep, after the grace): nothing of
+            # this one was written; look at the stored game again.
+            await k.reload(game_id)
+            return True
+        await run_computers(k, now)
+    return False
 
 
 # ---------------------------------------------------------------------- seats and ends

@@ -24,7 +24,24 @@ from bot.core.storage.codec import decode_state, encode_config
 from engine.config import STORED, GameOptions
 from engine.state import GameState
 
-FLAG_HINTS = 1  # someone took a hint in this game (no rating, achievement or leaderboard)
+FLAG_HINTS = 1  # someone took a hint in this game (no rating or leaderboard)
+# Bit ``1 + seat``: that seat took a hint, so that seat earns no achievement (the others still
+# may). A game flagged before these bits existed (FLAG_HINTS alone) voids every seat.
+FLAG_HINT_SEAT0 = 2
+
+
+def hint_flags(seat: int) -> int:
+    """The flags a hint taken by ``seat`` sets."""
+    return FLAG_HINTS | (FLAG_HINT_SEAT0 << seat)
+
+
+def hinted_seats(flags: int, seats: int) -> frozenset[int]:
+    """The seats that took a hint in a game with ``flags`` and ``seats`` seats (every seat
+    for a game marked before the seat was recorded: who took it is not known)."""
+    if not flags & FLAG_HINTS:
+        return frozenset()
+    marked = frozenset(s for s in range(seats) if flags & (FLAG_HINT_SEAT0 << s))
+    return marked or frozenset(range(seats))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +131,9 @@ class LiveGame:
             deadline_at=None if self.deadline_at is None else from_ms(self.deadline_at),
             created_at=from_ms(self.created_at), updated_at=from_ms(self.updated_at),
             version=self.version, end_reason=self.end_reason, first_user_id=self.first_user_id,
-            hints_used=bool(self.flags & FLAG_HINTS), rematch_of=self.rematch_of,
+            hints_used=bool(self.flags & FLAG_HINTS),
+            hinted=tuple(sorted(hinted_seats(self.flags, len(self.seats)))),
+            rematch_of=self.rematch_of,
             challenge_week=self.challenge_week,
             hints_allowed=hints_allowed(self),
         )

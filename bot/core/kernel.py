@@ -48,6 +48,7 @@ from bot.core.storage import (
 )
 from bot.core.storage.base import EntryRow
 from bot.core.storage.codec import encode_config, encode_state, splice
+from bot.core.thinking import TurnQueue
 from bot.core.timers import turn_timer
 from data import Catalog, load_catalog
 from engine.ai import LEVELS
@@ -95,6 +96,9 @@ class ManagerConfig:
     # Per person (None: no limit): open lobbies hosted, and games in at once (bot.core.limits).
     max_lobbies: int | None = None
     max_active_games: int | None = None
+    # New lobbies a person may open (cancelled ones included): this many at once, then one
+    # more every 60/N minutes (None: no limit; bot.core.limits.LobbyAllowance).
+    new_lobbies_per_hour: int | None = None
 
 
 # What the facade registers for a game's end: it adds to the last move's change (achievements,
@@ -127,6 +131,9 @@ class Kernel:
         self.catalog = catalog or load_catalog()
         self.config = config or ManagerConfig()
         self.computers = computers
+        # Games whose computer must think, waiting for a worker (bot.core.thinking); made by
+        # the flow on first use (flow.turn_queue), stopped by stop_computers.
+        self.computer_turns: TurnQueue | None = None
         self.owner = owner or process_owner()  # this process in claims and leases
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self.seed_source: Callable[[], int] = seed_source or (
@@ -144,6 +151,8 @@ class Kernel:
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
         self.servers = ServerSettingsCache(store, self.now_ms)  # /calico admin's choices
+        self.new_lobbies = game_limits.LobbyAllowance(self.config.new_lobbies_per_hour,
+                                                      clock=lambda: self.now_ms() / 1000)
 
     # ------------------------------------------------------------------ clock and locks
 
@@ -173,6 +182,27 @@ class Kernel:
         lock = self._user_locks.get(user_id) or asyncio.Lock()
         self._user_locks[user_id] = lock
         return lock
+
+    # ------------------------------------------------------------------ the computers' queue
+
+    async def computers_idle(self, game_id: int | None = None) -> None:
+        """Back once no computer turn is queued or being played (of ``game_id`` only, when
+        given): a person's move is answered before the computer that follows has thought,
+        so a test, the demo or a benchmark that wants the computer's reply waits here."""
+        if self.computer_turns is not None:
+            await self.computer_turns.settled(game_id)
+
+    async def stop_computers(self) -> None:
+        """Stop the computers' queue (at shutdown, before the pool and the store close): the
+        turns still queued are left to their timers, which the next process's sweep plays;
+        the ones this process's sweep had claimed are given back at once."""
+        queue = self.computer_turns
+        if queue is None:
+            return
+        for game_id in await queue.stop():
+            for t in await self.store.timers(game_id):
+                if t.kind == "turn":
+                    await self.store.release_timer(t, self.owner)
 
     # ------------------------------------------------------------------ the cache
 
@@ -295,6 +325,8 @@ class Kernel:
                 cols[name] = getattr(g, name)
         if g.status is not old.status:
             cols["status"] = g.status.value
+        if g.options != old.options:  # in the lobby: who the host removed (options.barred)
+            cols["options"] = g.options.model_dump_json()
         if g.engine_options is not old.engine_options and g.engine_options is not None:
             cols["engine_options"] = g.engine_options.model_dump_json()
         state = g.state
@@ -368,10 +400,13 @@ class Kernel:
             self._users[user_id] = replace(await self.user(user_id), **changes)
         return new
 
-    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None) -> LiveGame:
+    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None,
+                         tournament_table: tuple[int, int, int] | None = None) -> LiveGame:
         """Store a game that does not exist yet (``tx.g.id`` is 0) with everything ``tx``
         prepared for it, in one transaction; returns it with its id. ``challenge_entry``: the
-        person's attempt at the weekly challenge (DuplicateEntryError: they have one)."""
+        person's attempt at the weekly challenge (DuplicateEntryError: they have one).
+        ``tournament_table``: (tournament, round, table) the game is played at, linked in the
+        same transaction (StaleWriteError, nothing stored: that table has its game)."""
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
@@ -383,7 +418,7 @@ class Kernel:
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
             timers=[*tx.upsert_timers, *self._idle_timer(tx)],
-            challenge_entry=challenge_entry))
+            challenge_entry=challenge_entry, tournament_table=tournament_table))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
         self._remember(new)
@@ -472,8 +507,11 @@ class Kernel:
 
     async def check_limits(self, user_id: int, *, hosting: bool) -> None:
         """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
-        lobbies, as the configuration allows."""
+        lobbies, as the configuration allows, or (``hosting``) who has opened as many new
+        lobbies lately as the hourly allowance lets them."""
         config = self.config
+        if hosting:
+            self.new_lobbies.check(user_id)
         if config.max_lobbies is None and config.max_active_games is None:
             return
 

@@ -7,6 +7,11 @@ often they may ask for costly work.
   the limit in ``params``, answered privately like any refusal). Within one process a person's
   new games are created one at a time (the manager holds a per-person lock), so a burst of
   clicks cannot slip past the count; processes sharing a database may each let one through.
+- :class:`LobbyAllowance`: new lobbies a person may open, ``per_hour`` at once and then one
+  more every ``60 / per_hour`` minutes (issue #20: a lobby opened and cancelled at once still
+  used its share, so "open, cancel, open again" cannot flood a channel with threads and pings).
+  Taken only when a lobby is really created (a refused one costs nothing); in memory, per
+  process, on the core's clock.
 - :class:`Cooldowns`: per-person rate limits by kind of work (starting games, drawing
   pictures), each a burst allowance refilled at a steady pace (GCRA, the token bucket's
   arithmetic without a timer). :meth:`Cooldowns.take` says whether the work may go ahead now,
@@ -18,6 +23,7 @@ Nothing here imports discord.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,6 +35,8 @@ from bot.core.storage import GameStore
 
 TOO_MANY_LOBBIES: Final = "too_many_lobbies"
 TOO_MANY_GAMES: Final = "too_many_games"
+TOO_MANY_NEW_LOBBIES: Final = "too_many_new_lobbies"
+HOUR: Final = 3600.0
 ACTIVE: Final = ("lobby", "draft", "play")
 
 
@@ -38,6 +46,15 @@ class LimitError(ManagerError):
     def __init__(self, code: str, limit: int) -> None:
         super().__init__(code, f"at most {limit}")
         self.params: dict[str, Any] = {"limit": limit, "count": limit}
+
+
+class NewLobbiesError(LimitError):
+    """A person opened as many lobbies as the hourly allowance lets them; ``minutes`` until
+    the next one."""
+
+    def __init__(self, limit: int, seconds: float) -> None:
+        super().__init__(TOO_MANY_NEW_LOBBIES, limit)
+        self.params["minutes"] = max(1, math.ceil(seconds / 60))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +127,23 @@ class Cooldowns:
             self._prune(now)
         return 0.0
 
+    def wait(self, kind: str, user_id: int) -> float:
+        """What :meth:`take` would answer now, without counting anything."""
+        rule = self.rules.get(kind)
+        if rule is None or rule.every <= 0:
+            return 0.0
+        now = self.clock()
+        due = max(self._due.get((kind, user_id), now), now)
+        return max(0.0, due - now - (rule.burst - 1) * rule.every)
+
+    def refund(self, kind: str, user_id: int) -> None:
+        """Give back one ``kind`` taken by ``user_id`` (the work it admitted was refused)."""
+        rule = self.rules.get(kind)
+        key = (kind, user_id)
+        if rule is None or rule.every <= 0 or key not in self._due:
+            return
+        self._due[key] = max(self._due[key] - rule.every, self.clock())
+
     def _prune(self, now: float) -> None:
         for key in [k for k, due in self._due.items() if due <= now]:
             del self._due[key]
@@ -117,5 +151,46 @@ class Cooldowns:
             self._due.popitem(last=False)
 
 
-__all__ = ["ACTIVE", "TOO_MANY_GAMES", "TOO_MANY_LOBBIES", "Cooldowns", "GameLimits",
-           "LimitError", "Rule", "check_new_game"]
+class LobbyAllowance:
+    """New lobbies per person (see the module docstring); ``per_hour`` None: no limit."""
+
+    KIND: Final = "new_lobby"
+
+    def __init__(self, per_hour: int | None, clock: Callable[[], float]) -> None:
+        self.per_hour = per_hour
+        self._cooldowns = Cooldowns(
+            {self.KIND: Rule(per_hour, HOUR / per_hour)} if per_hour else {}, clock=clock)
+
+    def take(self, user_id: int) -> None:
+        """Count one new lobby of ``user_id``, or raise :class:`NewLobbiesError`."""
+        if self.per_hour is None:
+            return
+        wait = self._cooldowns.take(self.KIND, user_id)
+        if wait > 0:
+            raise NewLobbiesError(self.per_hour, wait)
+
+    def check(self, user_id: int) -> None:
+        """Raise :class:`NewLobbiesError` if :meth:`take` would (nothing is counted)."""
+        if self.per_hour is not None:
+            wait = self._cooldowns.wait(self.KIND, user_id)
+            if wait > 0:
+                raise NewLobbiesError(self.per_hour, wait)
+
+    def refund(self, user_id: int) -> None:
+        """The lobby counted by :meth:`take` was not created after all."""
+        self._cooldowns.refund(self.KIND, user_id)
+
+
+__all__ = [
+    "ACTIVE",
+    "TOO_MANY_GAMES",
+    "TOO_MANY_LOBBIES",
+    "TOO_MANY_NEW_LOBBIES",
+    "Cooldowns",
+    "GameLimits",
+    "LimitError",
+    "LobbyAllowance",
+    "NewLobbiesError",
+    "Rule",
+    "check_new_game",
+]

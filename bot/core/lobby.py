@@ -38,8 +38,16 @@ async def create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
         raise ManagerError(ErrorCode.GAME_FULL, "more seats than players")
     async with k.user_lock(host.id):  # one new game at a time per person: limits hold
         await k.check_limits(host.id, hosting=not start)
-        return await _create_game(k, host, guild_id, channel_id, options, computers,
-                                  open_thread, start, rematch_of)
+        if start:
+            return await _create_game(k, host, guild_id, channel_id, options, computers,
+                                      open_thread, start, rematch_of)
+        k.new_lobbies.take(host.id)  # a lobby, cancelled at once or not, uses its share
+        try:
+            return await _create_game(k, host, guild_id, channel_id, options, computers,
+                                      open_thread, start, rematch_of)
+        except BaseException:
+            k.new_lobbies.refund(host.id)
+            raise
 
 
 async def _create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
@@ -102,6 +110,8 @@ async def join(k: Kernel, game_id: int, user: UserRef) -> GameInfo:
         k.require_lobby(g)
         if g.person(user.id) is not None:
             raise ManagerError(ErrorCode.ALREADY_JOINED, "you are already in this game")
+        if user.id in g.options.barred:
+            raise ManagerError(ErrorCode.REMOVED, "the host removed you from this lobby")
         if len(g.seats) >= g.options.players:
             raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
         await k.check_limits(user.id, hosting=False)
@@ -175,6 +185,25 @@ async def remove_computer(k: Kernel, game_id: int, by_user_id: int, seat: int) -
         rest = [s for s in g.seats if s.seat != seat]
         tx = await k.begin(g)
         tx.set(seats=renumbered(rest))
+        return await _lobby_changed(k, tx)
+
+    return await k.mutate(game_id, change)
+
+
+async def remove_person(k: Kernel, game_id: int, by_user_id: int, user_id: int) -> GameInfo:
+    """The host removes someone who joined their lobby (issue #20); that person may not join
+    this lobby again (``options.barred``). The host leaves with Leave, not this."""
+    async def change(g: LiveGame) -> GameInfo:
+        k.require_lobby(g)
+        k.require_host(g, by_user_id)
+        if user_id == g.host_id:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, "the host leaves with Leave")
+        k.require_person(g, user_id)
+        rest = [s for s in g.seats if s.user_id != user_id]
+        tx = await k.begin(g)
+        barred = (*g.options.barred, user_id)
+        tx.set(seats=renumbered(rest), options=g.options.model_copy(update={"barred": barred}),
+               first_user_id=None if g.first_user_id == user_id else g.first_user_id)
         return await _lobby_changed(k, tx)
 
     return await k.mutate(game_id, change)

@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bot.core import leaving, lobby, progress, queries, sweep, turns
+from bot.core import leaving, lobby, progress, queries, sweep, tournament, turns
 from bot.core.clock import to_ms
 from bot.core.game import Tx
 from bot.core.kernel import Kernel, ManagerConfig
@@ -56,7 +56,9 @@ class Manager(Kernel):
 
     async def game_over(self, tx: Tx, events: Sequence[Event],
                         over: GameOver) -> dict[str, Any]:
-        return await progress.game_over(self, tx, events, over)
+        extra = await progress.game_over(self, tx, events, over)
+        # A tournament table's score sheet names its tournament and round.
+        return {**extra, **await tournament.game_over(self, tx, events, over)}
 
     @classmethod
     async def open(cls, location: str | Path, **kwargs: Any) -> Manager:
@@ -66,6 +68,7 @@ class Manager(Kernel):
         return cls(await open_store(location, exclusive=exclusive), **kwargs)
 
     async def close(self) -> None:
+        await self.stop_computers()
         await self.store.close()
 
     def dispatcher(self, delivery: Delivery, **kwargs: Any) -> Dispatcher:
@@ -127,6 +130,9 @@ class Manager(Kernel):
     async def remove_computer(self, game_id: int, by_user_id: int, seat: int) -> GameInfo:
         return await lobby.remove_computer(self, game_id, by_user_id, seat)
 
+    async def remove_person(self, game_id: int, by_user_id: int, user_id: int) -> GameInfo:
+        return await lobby.remove_person(self, game_id, by_user_id, user_id)
+
     async def claim_first(self, game_id: int, user_id: int) -> GameInfo:
         """The "who most recently pet a cat" race: the first seated person to click goes first.
         A later click by someone else is refused with ``not_allowed``."""
@@ -149,8 +155,8 @@ class Manager(Kernel):
 
     async def play_turn(self, game_id: int, user_id: int, ply: int,
                         move_text: str) -> MoveResult:
-        """One whole turn in engine notation (``h0@C3>m2``); computer turns that follow are
-        played before this returns, each committed on its own."""
+        """One whole turn in engine notation (``h0@C3>m2``), answered once it is stored: a
+        computer that thinks and plays next is queued (:meth:`computers_idle` waits for it)."""
         return await turns.play_turn(self, game_id, user_id, ply, move_text)
 
     async def take_hint(self, game_id: int, user_id: int, ply: int) -> HintGrant:
@@ -198,7 +204,11 @@ class Manager(Kernel):
     async def sweep(self) -> SweepReport:
         """Act on every due timer, close the weekly challenges whose week ended, delete old
         notices (see :func:`bot.core.sweep.sweep`)."""
-        return await sweep.sweep(self)
+        report = await sweep.sweep(self)
+        steps = await tournament.tick(self)  # rounds that start or end (bot.core.tournament)
+        if steps:
+            report.details.append(f"tournaments: {steps} steps")
+        return report
 
     # ------------------------------------------------------------------ queries
 

@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     GAME_OVER = "game_over"
     NOT_ALLOWED = "not_allowed"
     ALREADY_HELD = "already_held"  # an achievement row another game filled already
+    REMOVED = "removed"  # the host removed this person from the lobby: no joining again
 
 
 class ManagerError(Exception):
@@ -95,6 +96,9 @@ class LobbyOptions(BaseModel):
     first: FirstPlayer = FirstPlayer.RANDOM
     ai_level: str = "normal"
     hints: bool = False  # players may ask for hints (the game then counts for no rating)
+    cats: tuple[str, str, str] | None = None  # the host's three cats (None: drawn at random)
+    # People the host removed from the lobby: they may not join it again (issue #20).
+    barred: tuple[int, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> LobbyOptions:
@@ -107,6 +111,15 @@ class LobbyOptions(BaseModel):
         # Lobbies stored before this rule existed still load (engine.config.STORED).
         if self.family and self.setup is Setup.BEGINNER and not is_stored(info):
             raise ValueError("the family variant is played with the standard setup")
+        if self.cats is not None:
+            # The rulebook's choice of cats belongs to the standard setup: a scenario and the
+            # beginner setup name their own (the engine would silently use theirs).
+            if len(set(self.cats)) != 3:
+                raise ValueError("choose three different cats")
+            if self.scenario is not None:
+                raise ValueError("a scenario names its own cats")
+            if self.setup is Setup.BEGINNER:
+                raise ValueError("the beginner setup names its own cats")
         if self.ai_level not in AI_LEVELS and self.ai_level != "random":
             raise ValueError(f"ai_level is one of {', '.join(AI_LEVELS)}")
         return self
@@ -120,6 +133,7 @@ class LobbyOptions(BaseModel):
             lower_variance=self.lower_variance,
             restriction=self.restriction,
             scenario=self.scenario,
+            cats=self.cats,
             first_seat=first_seat,
         )
 
@@ -172,7 +186,8 @@ class GameInfo:
     version: int = 0  # bumps with every stored change (the optimistic-lock counter)
     end_reason: str | None = None  # for cancelled / abandoned games
     first_user_id: int | None = None  # the "pet a cat" winner while in the lobby
-    hints_used: bool = False  # someone took a hint (no rating, achievement or leaderboard)
+    hints_used: bool = False  # someone took a hint (no rating or leaderboard)
+    hinted: tuple[int, ...] = ()  # the seats that took a hint (they earn no achievement)
     rematch_of: int | None = None  # the game this one is a rematch of
     challenge_week: str | None = None  # the weekly challenge it plays (a solo game, no thread)
     hints_allowed: bool = False  # the turn panel offers hints (bot.core.game.hints_allowed)
@@ -234,6 +249,7 @@ class NoticeKind(StrEnum):
     SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
     CHALLENGE_OVER = "challenge_over"  # DM: your weekly challenge game is over (its score)
     CHALLENGE_SUMMARY = "challenge_summary"  # no game: a closed week's board, in a channel
+    TOURNAMENT = "tournament"  # no game: a tournament's sign-up, round, standings, podium...
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +276,12 @@ class Notice:
     thread_id: int | None
     status: str = "pending"  # see storage.NoticeStatus (tools and tests read it)
     message_id: int | None = None  # the Discord message a delivery created
+    # When it may first have reached Discord unrecorded (a failed attempt, or a process that
+    # died while posting it); None: never tried, or recorded.
+    sent_at: datetime | None = None
+    # Set by the dispatcher when ``sent_at`` is older than Discord's nonce window: the nonce no
+    # longer stops a second copy, so the delivery first looks for the post in the channel.
+    look_first: bool = False
 
     @property
     def is_dm(self) -> bool:
@@ -310,6 +332,6 @@ class SweepReport:
     pruned: int = 0  # old delivered notices deleted
     reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
     failed: int = 0  # timers whose firing failed (each backs off; see Manager.sweep)
-    busy: int = 0  # computer turns left for later (every computer worker was busy)
+    busy: int = 0  # no longer counted: computer turns wait in the queue (bot.core.thinking)
     challenges_closed: int = 0  # weekly challenges closed (their summaries queued)
     details: list[str] = field(default_factory=list)

@@ -7,6 +7,17 @@ and records every delivery the moment Discord accepts it (with the message id), 
 repeats at most the one notice that was in flight; that one carries the notice key as its
 Discord nonce, so Discord itself refuses the duplicate.
 
+Beyond the nonce's reach: Discord forgets a nonce after a few minutes (``nonce_window``, kept
+shorter than Discord's own). A notice that may be in Discord unrecorded carries ``sent_at``, the
+first time it may have got there: a failed attempt (a timeout may hide a post Discord made), or
+a serve that never ended (the claim finds the lane's ``since`` set: its process died; the first
+pending notice of the lane is the one that was in flight). When that is older than the window,
+the notice goes out with ``look_first``: the delivery looks for the post in the channel (every
+post carries an invisible mark of its key) and records the one it finds instead of posting
+again. Within the window the nonce does it, with no look. Nothing of this costs a write on the
+way of a normal post: ``since`` is set by the claim and cleared by the release, ``sent_at`` is
+written by a retry, or after a crash.
+
 Fairness: lanes are claimed longest-waiting first and served at most ``per_lane`` notices at a
 time, then go to the back of the queue; a worker pool keeps ``concurrency`` lanes in flight and
 claims a new lane the moment one finishes, so a slow or long lane never holds the others. A pass
@@ -35,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import secrets
@@ -45,7 +57,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
-from bot.core.clock import Clock, to_ms
+from bot.core.clock import Clock, from_ms, to_ms
 from bot.core.faults import crash_point
 from bot.core.models import Notice
 from bot.core.storage import Lane, NoticeStatus, OutboxStore
@@ -75,11 +87,13 @@ class DeliveryError(Exception):
 @dataclass(frozen=True, slots=True)
 class Receipt:
     """What a delivery did: ``done`` (with the Discord message id when one was created) or
-    ``skipped`` (nothing worth showing any more: superseded, or the game is gone)."""
+    ``skipped`` (nothing worth showing any more: superseded, or the game is gone). ``found``:
+    the post was already in Discord (``look_first``) and was not made again."""
 
     status: NoticeStatus = NoticeStatus.DONE
     message_id: int | None = None
     reason: str | None = None
+    found: bool = False
 
 
 SKIPPED = Receipt(NoticeStatus.SKIPPED)
@@ -88,7 +102,8 @@ SKIPPED = Receipt(NoticeStatus.SKIPPED)
 class Delivery(Protocol):
     async def deliver(self, notice: Notice) -> Receipt | None:
         """Show ``notice`` in Discord (``notice.key`` as the nonce); None means done. Raise
-        DeliveryError when it could not be shown."""
+        DeliveryError when it could not be shown. With ``notice.look_first``, a post of it may
+        be in Discord already, beyond the nonce's reach: find it and record it instead."""
         ...
 
 
@@ -122,6 +137,7 @@ class Dispatcher:
         max_delay: float = 300.0,
         ttl: timedelta = timedelta(days=7),
         poll_interval: float = 2.0,
+        nonce_window: float = 120.0,
     ) -> None:
         self.store = store
         self.delivery = delivery
@@ -135,6 +151,9 @@ class Dispatcher:
         self.max_delay = max_delay
         self.ttl_ms = int(ttl.total_seconds() * 1000)
         self.poll_interval = poll_interval
+        # How long a post's nonce is trusted to stop a second copy (Discord's window, a few
+        # minutes, with a margin); past it, a notice that may be out is looked for first.
+        self.nonce_window_ms = int(nonce_window * 1000)
         self._stopping = False
         self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
         self.passes = 0  # claims made (a busy-polling dispatcher would show it)
@@ -174,6 +193,11 @@ class Dispatcher:
         keeper = asyncio.create_task(self._keep(lane, done, lost))
         try:
             notices = await self.store.lane_notices(lane, self.per_lane)
+            if lane.since is not None and notices and notices[0].sent_at is None:
+                # The lane's last serve never ended (its process died): its first pending notice
+                # may be in Discord. Stored, so that it is known even if this serve stops first.
+                await self.store.mark_sent(notices[0].id, lane.since)
+                notices[0] = dataclasses.replace(notices[0], sent_at=from_ms(lane.since))
             for notice in notices:
                 if self._stopping or loop.time() > until or lost.is_set():
                     break
@@ -231,6 +255,9 @@ class Dispatcher:
             # Another lane just learnt their DMs are closed: dm_failed reroutes this one.
             await self._finish(notice, NoticeStatus.SKIPPED, now, error="dm closed")
             return None, False
+        if notice.sent_at is not None and now - to_ms(notice.sent_at) > self.nonce_window_ms:
+            notice = dataclasses.replace(notice, look_first=True)
+            self.counts["looked"] += 1
         try:
             receipt = await self.delivery.deliver(notice) or Receipt()
         except DeliveryError as e:
@@ -242,16 +269,23 @@ class Dispatcher:
             if e.permanent:
                 await self._permanent(notice, e.reason)
                 return None, False
-            return await self._retry(notice, e.reason), False
+            return await self._retry(notice, e.reason, now), False
         except asyncio.CancelledError:
+            # Cut off while posting (a stop past its grace): the post may be out all the same.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.store.mark_sent(notice.id, now))
             raise
         except Exception as e:
             # A bug in the Discord layer must not lose a notice: retried like a 5xx. The first
             # time with its traceback, then only a line per attempt.
             if notice.attempts == 0:
                 log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
-            return await self._retry(notice, f"{type(e).__name__}: {e}"), False
+            return await self._retry(notice, f"{type(e).__name__}: {e}", now), False
         crash_point("notice.sent")  # Discord has it; the database does not know yet
+        if receipt.found:
+            self.counts["found"] += 1
+            log.info("notice %s (%s, game %s) was in Discord already: recorded, not posted again",
+                     notice.id, notice.kind, notice.game_id)
         await self._finish(notice, receipt.status, self._now(), receipt.reason,
                            receipt.message_id)
         return None, receipt.status is NoticeStatus.DONE
@@ -280,12 +314,13 @@ class Dispatcher:
             except Exception:
                 log.exception("dm_failed handler failed for notice %s", notice.id)
 
-    async def _retry(self, notice: Notice, reason: str) -> int:
+    async def _retry(self, notice: Notice, reason: str, tried_at: int) -> int:
         attempts = notice.attempts + 1
         due = self._now() + int(self.backoff(attempts) * 1000)
         log.info("notice %s (%s) will be retried (attempt %d): %s", notice.id, notice.kind,
                  attempts, reason)
-        await self.store.retry_notice(notice.id, due, reason)
+        # The attempt may have reached Discord (a timeout after the post): its time is kept.
+        await self.store.retry_notice(notice.id, due, reason, sent_at=tried_at)
         self.counts["retried"] += 1
         return due
 

@@ -16,9 +16,10 @@ every server (a row per person and achievement, the first game that earned it):
   58, so beating one is no shortcut; ``easy`` computers do not make a game multi-player);
 - a normal game fills at most one row: the rarest not yet earned (the chart's
   ``normal_rarity``); the score sheet says which other rows the win fit;
-- nothing at all when a computer moved for a person (a seat handed to a computer after its
-  player left or timed out, or one move played on autopilot) or when hints were used; computer
-  seats never earn.
+- nothing for a seat a computer moved for (handed to a computer after its player left or
+  timed out, or one move of it played on autopilot) or a seat that took a hint; only that
+  seat: the others at the table earn as usual (the rulebook lets every player who passes a
+  scenario fill their circle). Computer seats never earn.
 
 **Ratings** (OpenSkill's Plackett-Luce model, :data:`MODEL`; the maths is the library's): every
 finished game with more than one seat and no hints, per server and across servers (scope 0).
@@ -40,14 +41,14 @@ its entry, unless the week closed before the game ended or hints were used.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
 
-from bot.core import challenge, lobby
-from bot.core.game import FLAG_HINTS, LiveGame, Tx
+from bot.core import challenge, lobby, queries
+from bot.core.game import FLAG_HINTS, LiveGame, Tx, hinted_seats
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError, UserRef
 from bot.core.storage.base import AchievementRow, RatingKey, RatingRow, RatingUpdate, SeatRow
@@ -59,6 +60,7 @@ log = logging.getLogger("calico.progress")
 MODEL = PlackettLuce()
 MIN_RATED_GAMES = 3  # rated games before a player appears on the rating leaderboard
 EVERYWHERE = 0  # the scope of ratings across every server
+PUBLIC = 0  # the reader of a public board: nobody in particular (no user has id 0)
 # Computer levels that make a game multi-player for the normal-game and restriction rows.
 COUNTING_LEVELS = frozenset({"normal", "strong"})
 
@@ -85,9 +87,10 @@ def level_of(player: str) -> str | None:
 # --------------------------------------------------------------------------- achievements
 
 
-def computer_played(seats: Sequence[SeatRow], autopilot_seats: Iterable[int]) -> bool:
-    """Whether a computer moved for a person: a seat it took over, or an autopilot move."""
-    return any(s.left for s in seats) or any(True for _ in autopilot_seats)
+def computer_seats(seats: Sequence[SeatRow], autopilot_seats: Iterable[int]) -> frozenset[int]:
+    """The seats a computer moved for while a person held them: one it took over (its player
+    left, or timed out into a computer), or one that got an autopilot move."""
+    return frozenset(s.seat for s in seats if s.left) | frozenset(autopilot_seats)
 
 
 def multiplayer(seats: Sequence[SeatRow]) -> bool:
@@ -116,20 +119,23 @@ class Earned:
 
 
 def evaluate_game(kernel: Kernel, g: LiveGame, events: Sequence[Event],
-                  held: Mapping[int, Iterable[str]], *, computer: bool) -> list[Earned]:
-    """Each person's evaluation (``held``: seat -> ids that person had before)."""
+                  held: Mapping[int, Iterable[str]], *,
+                  computer: Collection[int] = ()) -> list[Earned]:
+    """Each person's evaluation (``held``: seat -> ids that person had before). Only the seats
+    concerned lose their achievements: ``computer`` (a computer moved for them) and the seats
+    that took a hint; the others at the table earn as usual."""
     assert g.state is not None
     chart = kernel.catalog.achievements
     finished = FinishedGame.from_events(g.state.config, events)
     many = multiplayer(g.seats)
-    hints = bool(g.flags & FLAG_HINTS)
+    hinted = hinted_seats(g.flags, len(g.seats))
     out = []
     for seat, owned in held.items():
         row = g.seats[seat]
         assert row.user_id is not None
         before = set(owned)
         ev = evaluate(chart, finished, seat, already=before, multiplayer=many,
-                      computer_played=computer, hints_used=hints)
+                      computer_played=seat in computer, hints_used=seat in hinted)
         after = before | set(ev.earned)
         was, now = progress(chart, before), progress(chart, after)
         reached = now.title if now.title is not None and now.title != was.title else None
@@ -226,7 +232,7 @@ async def _game_over(kernel: Kernel, tx: Tx, g: LiveGame, events: Sequence[Event
     autopilot = [m.seat for m in await store.moves(g.id) if m.played_by == "autopilot"]
     if tx.move is not None and tx.move.played_by == "autopilot":
         autopilot.append(tx.move.seat)
-    computer = computer_played(g.seats, autopilot)
+    computer = computer_seats(g.seats, autopilot)
     held: dict[int, list[str]] = {}
     for s in g.seats:
         if s.user_id is not None and s.ai_level is None:
@@ -304,10 +310,10 @@ async def rating_board(kernel: Kernel, scope: int, limit: int = 10,
         if user is None:
             out.append(BoardEntry(rank, row.player, name, row))
             continue
-        totals = await store.totals(user, scope)
-        out.append(BoardEntry(rank, row.player, name or str(user), row,
-                              totals.games if totals else 0, totals.wins if totals else 0,
-                              totals.average if totals else None))
+        # As anyone else reads them: an open week's challenge game is left out (issue #20).
+        totals = await queries.user_stats(kernel, user, scope, viewer_id=PUBLIC)
+        out.append(BoardEntry(rank, row.player, name or str(user), row, totals.games,
+                              totals.wins, totals.average))
     return out
 
 
@@ -332,7 +338,9 @@ async def rematch(kernel: Kernel, game_id: int, user: UserRef) -> tuple[GameInfo
             if info.status is GameStatus.LOBBY:
                 return info, False
         computers = [s.ai_level for s in g.seats if s.ai_level is not None and not s.left]
-        info = await lobby.create_game(kernel, user, g.guild_id, g.channel_id, g.options,
+        # The same options; whom the old lobby's host removed is that lobby's matter.
+        options = g.options.model_copy(update={"barred": ()})
+        info = await lobby.create_game(kernel, user, g.guild_id, g.channel_id, options,
                                        computers=computers, open_thread=True,
                                        rematch_of=game_id)
         return info, True

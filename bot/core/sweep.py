@@ -2,9 +2,9 @@
 
 Claims the due timers (with a lease, so several processes never fire one twice) and acts on
 each: reminders, turn deadlines (autopilot, a computer takes over, stall), computer turns left
-pending by a crash, idle games; then closes the weekly challenges whose week ended and deletes
-old notices. The policy (what a timer does when) is :mod:`bot.core.timers`; the moves go
-through the flow.
+pending by a crash or a shutdown (queued again: :mod:`bot.core.thinking`), idle games; then
+closes the weekly challenges whose week ended and deletes old notices. The policy (what a timer
+does when) is :mod:`bot.core.timers`; the moves go through the flow.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 from bot.core import challenge, flow
 from bot.core.clock import from_ms
-from bot.core.computers import ComputersBusyError
 from bot.core.game import LiveGame
 from bot.core.kernel import Kernel, StaleError, iso_at, span_ms
 from bot.core.models import GameStatus, ManagerError, NoticeKind, SweepReport
@@ -68,7 +67,7 @@ async def sweep(k: Kernel) -> SweepReport:
         autoplayed=counts.get(Step.AUTOPILOT, 0), converted=counts.get(Step.CONVERT, 0),
         computer_moves=counts.get(Step.COMPUTER_MOVE, 0), stalled=counts.get(Step.STALL, 0),
         ended=counts.get("idle", 0), pruned=pruned, failed=counts.get("failed", 0),
-        busy=counts.get("busy", 0), challenges_closed=closed, details=details)
+        challenges_closed=closed, details=details)
 
 
 async def _timer_failed(k: Kernel, t: TimerRow, now: int, error: Exception) -> None:
@@ -121,10 +120,10 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
         max_reminders=k.config.max_reminders)
     try:
         if decision.step is Step.COMPUTER_MOVE:
-            after = await flow.run_computers(k, g, strict=True)
-            if after.version == g.version:
-                await k.store.release_timer(timer, k.owner)
-                return "busy"
+            # A random computer moves now; one that thinks joins the computers' queue and
+            # the claim is kept: the move's commit deletes the timer, and if this process
+            # dies first the lease runs out and another process (or the next start) plays it.
+            await flow.run_computers(k, g, strict=True)
         elif decision.step is Step.AUTOPILOT:
             assert g.state is not None
             move = await flow.choose(k, g.state, seat, g.options.ai_level)
@@ -139,9 +138,6 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
             await k.commit(tx)
         else:
             return await _remind(k, g, timer, decision.final, decision.next_due, now)
-    except ComputersBusyError:
-        await k.store.release_timer(timer, k.owner)
-        return "busy"
     except StaleError:
         return None  # another process acted on this game meanwhile
     return decision.step.value

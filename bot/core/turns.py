@@ -3,7 +3,8 @@
 The goal draft, a whole turn, a hint taken (the game marked), and the read-only preview of a
 placement. Each checks the person's right to act with the kernel's guards, applies the move
 through the flow (:func:`bot.core.flow.apply_move`) and then lets the computer seats that follow
-play (:func:`bot.core.flow.computers_after`).
+play (:func:`bot.core.flow.computers_after`): a computer that thinks is only queued, so a
+person's click is answered as soon as their own move is stored.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.core import flow
-from bot.core.game import FLAG_HINTS, LiveGame, hints_allowed
+from bot.core.game import LiveGame, hint_flags, hints_allowed
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError, MoveResult
 from engine.errors import BadGoalsError, NoSuchCellError
@@ -31,7 +32,7 @@ class HintGrant:
     seat: int
     view: PrivateView  # the person's own view: all a hint may read
     seed: int  # the hints' (and reviews') seed: the game's id
-    first: bool  # this call marked the game (the first hint taken in it)
+    first: bool  # this call marked the seat (its first hint in this game)
 
 
 async def choose_goals(k: Kernel, game_id: int, user_id: int, ply: int,
@@ -54,8 +55,9 @@ async def choose_goals(k: Kernel, game_id: int, user_id: int, ply: int,
 
 async def play_turn(k: Kernel, game_id: int, user_id: int, ply: int,
                     move_text: str) -> MoveResult:
-    """One whole turn in engine notation (``h0@C3>m2``); computer turns that follow are
-    played before this returns, each committed on its own."""
+    """One whole turn in engine notation (``h0@C3>m2``), returned once it is stored. A
+    random computer that follows moves before this returns; one that thinks is queued for a
+    worker (:mod:`bot.core.thinking`) and its move is posted when it comes."""
     async def change(g: LiveGame) -> tuple[LiveGame, list[Event]]:
         _, seat = k.require_turn(g, user_id, ply)
         move = parse_move(seat, move_text)
@@ -66,18 +68,20 @@ async def play_turn(k: Kernel, game_id: int, user_id: int, ply: int,
 
 async def take_hint(k: Kernel, game_id: int, user_id: int, ply: int) -> HintGrant:
     """A person takes a hint on their turn (from a button made for ``ply``), in a game that
-    allows hints (:func:`bot.core.game.hints_allowed`, else ``hints_off``). The game is
-    marked ``FLAG_HINTS`` in a committed change (once; later hints change nothing), so it
-    counts for no rating, achievement or leaderboard. Returns the person's private view,
-    all the hints may read (they are worked out by :mod:`bot.core.review`)."""
+    allows hints (:func:`bot.core.game.hints_allowed`, else ``hints_off``). The game and the
+    seat are marked (:func:`bot.core.game.hint_flags`) in a committed change (once per seat;
+    later hints change nothing): the game counts for no rating or leaderboard, and that seat
+    for no achievement. Returns the person's private view, all the hints may read (they are
+    worked out by :mod:`bot.core.review`)."""
     async def change(g: LiveGame) -> HintGrant:
         state, seat = k.require_turn(g, user_id, ply)
         if not hints_allowed(g):
             raise ManagerError("hints_off", "hints are not allowed in this game")
-        first = not g.flags & FLAG_HINTS
+        mark = hint_flags(seat)
+        first = g.flags & mark != mark
         if first:
             tx = await k.begin(g)
-            tx.set(flags=g.flags | FLAG_HINTS)
+            tx.set(flags=g.flags | mark)
             g = await k.commit(tx)
         return HintGrant(g.info(), seat, private_view(state, seat), g.id, first)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import logging
 import multiprocessing
 import os
 import signal
@@ -25,9 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+log = logging.getLogger("calico.workers")
 
 RECENT = 1000  # timings kept for the figures: the newest, between 500 and 1,000 of them
 
@@ -77,13 +81,28 @@ class WorkerPool:
         self.workers = max(1, workers)
         self.max_waiting = max_waiting
         self._warm = warm
+        self._executor = self._new_executor()
+        self._in_flight = 0
+        self.restarts = 0  # times a dead worker broke the pool and it was replaced
+
+    def _new_executor(self) -> ProcessPoolExecutor:
         # spawn: a fresh interpreter, not a fork of a process with an event loop and threads.
         # The kernel's parent of a worker is the thread that started it (the event loop's,
         # through run): the pool lives no longer than that loop anyway.
-        self._executor = ProcessPoolExecutor(
+        return ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(os.getpid(), warm))
-        self._in_flight = 0
+            initializer=_start_worker, initargs=(os.getpid(), self._warm))
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        """A worker died (killed, out of memory...): the executor refuses every job after that,
+        so start a new one (once, whoever of the jobs it failed notices first)."""
+        if self._executor is not broken:
+            return
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._new_executor()
+        self.restarts += 1
+        log.warning("a worker process died: its pool was replaced (%d times since start)",
+                    self.restarts)
 
     @property
     def in_flight(self) -> int:
@@ -100,16 +119,26 @@ class WorkerPool:
     def _finished(self, seconds: float) -> None:
         """After each accepted job, with its wall seconds (nothing by default)."""
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def run(self, fn: Callable[..., T], *args: Any, bounded: bool = True) -> T:
         """``fn(*args)`` in a worker process, or :meth:`_busy`'s error at once when the queue
-        is full. ``fn`` must be a module-level function and its arguments picklable."""
-        if not self.has_room():
+        is full (unless not ``bounded``: the caller bounds its own jobs). ``fn`` must be a
+        module-level function and its arguments picklable. A job lost with a worker that
+        died is run once more on the replaced pool."""
+        if bounded and not self.has_room():
             raise self._busy()
         self._in_flight += 1
         started = time.perf_counter()
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, fn, *args)
+            for attempt in (1, 2):
+                executor = self._executor
+                try:
+                    return await loop.run_in_executor(executor, fn, *args)
+                except BrokenProcessPool:
+                    self._replace(executor)
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
         finally:
             self._in_flight -= 1
             self._finished(time.perf_counter() - started)

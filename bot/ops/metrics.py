@@ -194,8 +194,11 @@ class _ScrapeCollector(Collector):
                               "Computer moves running or waiting for a worker",
                               value=load.in_flight),
             CounterMetricFamily("calico_computer_busy",
-                                "Computer moves put off because every worker was busy",
+                                "Hints refused because every worker was busy",
                                 value=load.busy),
+            GaugeMetricFamily("calico_computer_turns_queued",
+                              "Games whose computer turn waits for a worker",
+                              value=load.queued),
         ]
 
     def _snapshot_metrics(self) -> Iterator[Metric]:

@@ -54,7 +54,8 @@ class ComputerLoad:
 
     workers: int
     in_flight: int
-    busy: int  # moves refused since start because every worker and queue slot was taken
+    busy: int  # jobs (hints) refused since start because every worker and queue slot was taken
+    queued: int = 0  # games whose computer turn waits for a worker (bot.core.thinking)
 
 
 def _utc_now() -> datetime:
@@ -130,8 +131,9 @@ def _expected_shards(client: Any, known: int = 0) -> int:
     return 1
 
 
-def computer_load(pool: ComputerPool) -> ComputerLoad:
-    return ComputerLoad(workers=pool.workers, in_flight=pool.in_flight, busy=pool.stats.busy)
+def computer_load(pool: ComputerPool, queued: int = 0) -> ComputerLoad:
+    return ComputerLoad(workers=pool.workers, in_flight=pool.in_flight, busy=pool.stats.busy,
+                        queued=queued)
 
 
 class CoreHealthSource:
@@ -185,7 +187,8 @@ def core_scrape_sources(
         timer_failures=lambda: m.timer_failures,
         last_sweep=lambda: m.last_sweep_at,
         notices=None if dispatcher is None else (lambda: dispatcher.counts),
-        computers=None if pool is None else (lambda: computer_load(pool)),
+        computers=None if pool is None else (lambda: computer_load(
+            pool, len(m.computer_turns) if m.computer_turns is not None else 0)),
         games_by_status=games_by_status,
         outbox=outbox,
         now=m.clock.now,

@@ -104,7 +104,7 @@ def panel_text(lines: Sequence[str]) -> str:
 
 def committed(tr: Text, game: GameInfo, user_id: int, events: Sequence[Event]) -> str:
     """The panel once the turn is committed: what happened, where to see it, and who plays
-    next when it is someone else."""
+    next when it is someone else (a computer: that it is thinking, and where its move comes)."""
     summary = narrate_turn(tr, None, events)
     # A weekly challenge game is played alone, in DMs: it has no thread to look at.
     where = "panel.done_challenge" if game.challenge_week is not None else "panel.done_thread"
@@ -112,7 +112,11 @@ def committed(tr: Text, game: GameInfo, user_id: int, events: Sequence[Event]) -
     if game.status is GameStatus.PLAY and game.current_user_id != user_id:
         current = game.current_seat
         if current is not None:
-            lines.append(tr("panel.waiting", name=markup.name(seat_name(tr, game.seats[current]))))
+            seat = game.seats[current]
+            # A computer still to move here is one that thinks (the random player has moved
+            # already): its move is on its way (queued for a worker), not awaited by a person.
+            key = "panel.thinking" if seat.ai_level is not None else "panel.waiting"
+            lines.append(tr(key, name=markup.name(seat_name(tr, seat))))
     return panel_text(lines)
 
 

@@ -12,7 +12,7 @@ from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.catalogue import has as i18n_has
 from bot.words.markup import channel_mention, clip, jump_url, mention, role_mention, timestamp
-from bot.words.terms import cat_summary, level_name, seat_name, who
+from bot.words.terms import cat_name, cat_summary, level_name, seat_name, who
 
 
 def thread_url(game: GameInfo) -> str:
@@ -36,6 +36,8 @@ def options_lines(tr: Text, options: LobbyOptions) -> list[str]:
                         restriction=tr(f"restriction.{options.restriction.value}")))
     if options.scenario is not None:
         lines.append(tr("lobby.scenario", number=options.scenario))
+    if options.cats is not None:
+        lines.append(tr("lobby.cats", cats=", ".join(cat_name(c) for c in options.cats)))
     if options.hints:
         lines.append(tr("hint.lobby"))
     if options.players > 1:
@@ -63,6 +65,8 @@ def lobby_text(tr: Text, game: GameInfo) -> str:
             lines.append(tr("lobby.seat.host", number=i + 1, name=markup.name(seat.name)))
         else:
             lines.append(tr("lobby.seat.human", number=i + 1, name=markup.name(seat.name)))
+    if game.options.barred and game.status is GameStatus.LOBBY:
+        lines.append(tr("lobby.removed", count=len(game.options.barred)))
     if game.first_user_id is not None:
         first = next((s.name for s in game.seats if s.user_id == game.first_user_id), "?")
         lines += ["", tr("lobby.first.claimed", name=markup.name(first))]
@@ -80,7 +84,8 @@ def started_text(tr: Text, game: GameInfo, first_seat: int) -> str:
     parts = [tr("started.title", game=game.id)]
     state = game.state
     if state is not None:
-        parts.append(tr("started.cats") + "\n" + cat_summary(tr, state.config))
+        title = tr("started.cats_chosen" if game.options.cats is not None else "started.cats")
+        parts.append(title + "\n" + cat_summary(tr, state.config))
         n = len(game.seats)
         order = [game.seats[(first_seat + k) % n] for k in range(n)]
         order_text = " → ".join(markup.name(seat_name(tr, s)) for s in order)

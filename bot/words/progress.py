@@ -16,7 +16,7 @@ from bot.words import markup, terms
 from bot.words.catalogue import Text
 from bot.words.markup import clip, mention
 from data import Catalog, load_catalog
-from engine.achievements import TrackPosition
+from engine.achievements import ScenarioPath, TrackPosition
 
 
 def achievement_name(tr: Text, achievement: str) -> str:
@@ -43,6 +43,16 @@ def position_lines(tr: Text, catalog: Catalog, position: TrackPosition) -> list[
     return lines
 
 
+def scenario_path_line(tr: Text, path: ScenarioPath) -> str:
+    """Where a player stands on the solo scenarios, and the one to play next."""
+    if path.next is None:
+        return tr("progress.path.done", total=path.total)
+    if not path.passed:
+        return tr("progress.path.start", total=path.total)
+    return tr("progress.path.next", count=len(path.passed), total=path.total, next=path.next,
+              numbers=", ".join(map(str, path.passed)))
+
+
 def rating_text(row: Any) -> str:
     return f"{row.ordinal:.1f}"
 
@@ -59,8 +69,9 @@ def computer_name(tr: Text, player: str) -> str:
 
 def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
                     info: Mapping[str, Any]) -> list[str]:
-    """What the game earned: each achievement, each new title, a pick offered; or why a
-    game earned nothing for anyone (a computer played for someone, hints)."""
+    """What the game earned: each achievement, each new title, a pick offered; and who
+    earned nothing because of what happened to their own seat (a computer played for it, a
+    hint taken): only that seat is voided."""
     names = terms.seat_names(game, tr)
     lines: list[str] = []
     earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
@@ -79,10 +90,14 @@ def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
         if e.get("title") is not None:
             lines.append(tr("achievements.earned_title", player=markup.name(name),
                             title=title_name(tr, catalog, int(e["title"]))))
-    reasons = {str(e.get("reason")) for e in earned}
-    if earned and len(reasons) == 1 and reasons <= {"computer_played", "hints_used"}:
-        lines.append(tr(f"achievements.reason.{reasons.pop()}"))
+        reason = str(e.get("reason"))
+        if reason in VOIDED:
+            lines.append(tr(f"achievements.void.{reason}", player=markup.name(name)))
     return lines
+
+
+# Why a seat earned nothing that is that seat's own doing, said on the score sheet.
+VOIDED = frozenset({"computer_played", "hints_used"})
 
 
 def board_lines(tr: Text, entries: Sequence[progress.BoardEntry]) -> list[str]:

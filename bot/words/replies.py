@@ -11,6 +11,7 @@ from bot.words.catalogue import Text, has
 MANAGER_CODES = (
     "unknown_game", "not_a_player", "not_your_turn", "stale", "game_full", "already_joined",
     "lobby_only", "host_only", "not_enough_players", "game_over", "not_allowed", "already_held",
+    "removed",
 )
 ENGINE_CODES = (
     "not_your_turn", "wrong_phase", "game_over", "no_such_seat", "no_such_cell", "goal_spot",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot.core.models import GameInfo
 from bot.words import markup, terms
 from bot.words.catalogue import Text
+from bot.words.catalogue import has as i18n_has
 from engine.ai.hints import Hint
 from engine.ai.review import Mistake, Placement, Reason, Review, TurnReview
 from engine.config import GameConfig
@@ -40,7 +41,11 @@ def move_words(tr: Text, cfg: GameConfig, move: Placement) -> str:
 
 
 def reason_words(tr: Text, reason: Reason) -> str:
-    how = reason.how if reason.how in ("earned", "kept_open") else "kept_open"
+    """One reason in the player's words: what their move did (closed a goal off, cut a group
+    short of a cat or a button, gave up a token) or what the engine's move did at once."""
+    how = reason.how
+    if not i18n_has(f"review.why.{reason.kind}.{how}"):
+        how = "kept_open"  # an older review's code, or one this kind has no sentence for
     points = num(tr, reason.points)
     if reason.kind == "cat":
         return tr(f"review.why.cat.{how}", cat=terms.cat_name(reason.cat or ""), points=points)
@@ -103,6 +108,9 @@ def summary_text(tr: Text, outcome: ReviewOutcome) -> str:
     else:
         lines.append(tr("review.accuracy_no_score", accuracy=accuracy))
     lines.append(tr("review.loss", count=len(review.turns), loss=num(tr, review.total_loss)))
+    if review.turns:
+        lines.append(tr("review.chart_caption", you=tr("render.review_you"),
+                        engine=tr("render.review_engine")))
     draft = draft_line(tr, review)
     if draft:
         lines.append(draft)
@@ -163,11 +171,17 @@ def turn_texts(tr: Text, outcome: ReviewOutcome) -> list[str]:
 
 
 def chart_alt(tr: Text, review: Review) -> str:
+    """The chart in words: both lines, what the engine's (per turn, not a game of its own)
+    means, its largest lead and what the turns cost in all."""
     turns, mine, engine = review.chart()
     if not turns:
         return tr("review.title", game="", name="")
+    gaps = [e - m for m, e in zip(mine, engine, strict=True)]
+    widest = max(range(len(gaps)), key=lambda i: gaps[i])
     values = {"turns": len(turns), "start": num(tr, mine[0]), "end": num(tr, mine[-1]),
-              "engine_end": num(tr, engine[-1])}
+              "gap": num(tr, max(0.0, gaps[widest])), "gap_turn": turns[widest],
+              "loss": num(tr, review.total_loss), "you": tr("render.review_you"),
+              "engine": tr("render.review_engine")}
     if review.mistakes:
         marked = ", ".join(str(m.turn) for m in review.mistakes)
         return tr("review.alt_chart", mistakes=marked, **values)

@@ -72,6 +72,7 @@ from engine.ai.rollout import (
     derive_seed,
     mean_outcome,
 )
+from engine.ai.why import sharpen
 from engine.config import GameConfig, GameOptions
 from engine.hexgrid import cell_name, parse_cell
 from engine.moves import ChooseGoals, Move, PlaceTile, parse_move
@@ -256,9 +257,11 @@ class Reason:
       ``"D2"``).
 
     ``how``: ``"earned"`` when the engine's placement scored it at once (a token, or a goal
-    completed) and the player's did not, ``"kept_open"`` when it came later in the engine's
-    line (the player's move closed it or made it less likely). ``points``: the expected points
-    of that part in the engine's line minus the player's.
+    completed) and the player's did not; ``"closed"`` when the player's move made a design goal
+    impossible; ``"cut_short"`` when the player's tile left a group next to it unable to grow
+    to the cat's (or a button's) size (:mod:`engine.ai.why`); ``"kept_open"`` otherwise (it came
+    later in the engine's line: the player's move made it less likely). ``points``: the
+    expected points of that part in the engine's line minus the player's.
     """
 
     kind: str
@@ -489,7 +492,7 @@ def _review_turn(view: PrivateView, move: PlaceTile, samples: int, depth: int | 
                      _differs(played, engine, same), ev_p, ev_e, round(rnd_total, ROUND),
                      round(max(0.0, ev_e - ev_p), ROUND), round(se, ROUND))
     why = () if same else _reasons(sim, sim.after(eng), sim.after(move), eng_mean[1],
-                                   played_mean[1])
+                                   played_mean[1], move.cell)
     return row, why
 
 
@@ -502,8 +505,9 @@ def _standard_error(xs: Sequence[float]) -> float:
 
 
 def _reasons(sim: SeatSim, eng_q: Quilt, played_q: Quilt, eng_parts: tuple[float, ...],
-             played_parts: tuple[float, ...]) -> tuple[Reason, ...]:
-    """The scoring parts the engine's line got most more of (see :class:`Reason`)."""
+             played_parts: tuple[float, ...], cell: int) -> tuple[Reason, ...]:
+    """The scoring parts the engine's line got most more of (see :class:`Reason`), each
+    sharpened by what the player's tile on ``cell`` did (:func:`engine.ai.why.sharpen`)."""
     cfg = sim.config
     out: list[Reason] = []
     for i in range(PARTS):
@@ -528,7 +532,20 @@ def _reasons(sim: SeatSim, eng_q: Quilt, played_q: Quilt, eng_parts: tuple[float
             out.append(Reason("goal", pts, _how(now_e > now_p), goal=sim.goals[g],
                               spot=cell_name(spot)))
     out.sort(key=lambda r: -r.points)
-    return tuple(out[:MAX_REASONS])
+    return tuple(replace(r, how=sharpen(cfg, sim.goals, r.kind, r.how, played=played_q.q,
+                                        engine=eng_q.q, cell=cell, index=_index(cfg, r)))
+                 for r in out[:MAX_REASONS])
+
+
+def _index(cfg: GameConfig, r: Reason) -> int:
+    """The cat's, colour's or goal spot's index a reason is about (0 for the rainbow)."""
+    if r.kind == "cat":
+        return cfg.cat_index(r.cat or "")
+    if r.kind == "button":
+        return cfg.colors.index(r.color or "")
+    if r.kind == "goal":
+        return [cell_name(s) for s in cfg.goal_spots].index(r.spot or "")
+    return 0
 
 
 def _how(earned: bool) -> str:

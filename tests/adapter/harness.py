@@ -128,13 +128,17 @@ async def answer_text(inter: Any) -> str:
     return str(msgs[0].content)
 
 
-async def settle(env: DiscordEnv, quiet: float = 0.05, timeout: float = 20.0) -> None:
-    """Let the outbox finish posting: nothing left pending in the database (when the bot runs
-    in this process), then no request for ``quiet`` seconds."""
+async def settle(env: DiscordEnv, quiet: float = 0.05, timeout: float = 20.0, *,
+                 computers: bool = True) -> None:
+    """Let the bot finish: the computers that think have moved (unless not ``computers``: a
+    click is answered before they do), the outbox has nothing left pending in the database
+    (when the bot runs in this process), then no request for ``quiet`` seconds."""
     await asyncio.sleep(0)
     client = env.client
     if isinstance(client, CalicoBot) and client._manager is not None:
         manager = client.manager
+        if computers:
+            await asyncio.wait_for(manager.computers_idle(), timeout)
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:

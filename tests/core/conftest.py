@@ -97,18 +97,26 @@ def any_move(g: GameInfo, user_id: int, rng: random.Random | None = None) -> str
 
 
 async def step(m: Manager, g: GameInfo, user_id: int, rng: random.Random | None = None) -> GameInfo:
-    """One move by ``user_id`` (their goal choice in the draft, their turn in play)."""
+    """One move by ``user_id`` (their goal choice in the draft, their turn in play), and the
+    game once the computers that think and follow have moved (they are queued)."""
     text = any_move(g, user_id, rng)
     if g.status is GameStatus.DRAFT:
         r = await m.choose_goals(g.id, user_id, g.ply, text[6:].split(","))
     else:
         r = await m.play_turn(g.id, user_id, g.ply, text)
-    return r.game
+    return await settled(m, r.game)
+
+
+async def settled(m: Manager, g: GameInfo) -> GameInfo:
+    """The game once no computer turn of it is queued or being played."""
+    await m.computers_idle(g.id)
+    return await m.get_game(g.id)
 
 
 async def play_out(m: Manager, g: GameInfo, rng: random.Random | None = None,
                    limit: int = 500) -> GameInfo:
     """Play every person's moves at random until the game ends."""
+    g = await settled(m, g)
     for _ in range(limit):
         if not g.status.active:
             return g

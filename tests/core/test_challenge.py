@@ -191,3 +191,41 @@ async def test_stats_read_by_others_leave_out_an_open_week(manager: Manager,
     seen = await manager.user_stats(ANN.id, GUILD, viewer_id=BOB.id)
     assert (seen.games, seen.best) == (2, max(solo, week))
     assert seen.average == pytest.approx((solo + week) / 2)
+
+
+async def test_public_boards_leave_out_an_open_week(manager: Manager, clock: FakeClock) -> None:
+    """Issue #20 (a cousin of players 4): the public ``/calico leaderboard`` (most wins, and
+    the rating board's wins and average) leaves out challenge games of a week still open, in
+    one server and everywhere; once the week closes they count."""
+    from bot.core import progress
+    from bot.core.storage import GameWrite
+    from bot.core.storage.base import RatingRow, RatingUpdate
+
+    plain = await manager.create_game(ANN, GUILD, CHANNEL, options=None, open_thread=True,
+                                      start=True)
+    plain = await play_out(manager, plain, random.Random(5))
+    solo = public_view(plain.state).seats[0].score["total"]  # type: ignore[arg-type]
+    attempt = await play_attempt(manager, ANN, GUILD, 1)
+    week = public_view(attempt.state).seats[0].score["total"]  # type: ignore[arg-type]
+    await play_attempt(manager, BOB, GUILD, 2)  # Bob played only this week's challenge
+    for scope in (GUILD, 0):
+        board = await manager.leaderboard(scope)
+        assert [(e.user_id, e.games, e.best) for e in board] == [(ANN.id, 1, solo)]
+        assert board[0].average == pytest.approx(solo)
+    # The rating board's results columns too (a rating row for Ann, as a rated game leaves).
+    row = await manager.store.load_game(plain.id)
+    assert row is not None
+    rating = RatingRow(GUILD, f"u:{ANN.id}", 30, 2, 24, 4, 1)
+    await manager.store.commit(GameWrite(plain.id, row.version, 1, ratings=RatingUpdate(
+        [(rating.scope, rating.player)], lambda found: [rating])))
+    [entry] = await progress.rating_board(manager, GUILD)
+    assert (entry.games, entry.average) == (1, pytest.approx(solo))
+    clock.set(datetime(2025, 1, 6, 0, 0, 1, tzinfo=UTC))  # Monday: the week is over
+    assert (await manager.sweep()).challenges_closed == 1
+    board = await manager.leaderboard(GUILD)
+    ann = next(e for e in board if e.user_id == ANN.id)
+    assert (ann.games, ann.best) == (2, max(solo, week))
+    assert ann.average == pytest.approx((solo + week) / 2)
+    assert BOB.id in [e.user_id for e in board]
+    [entry] = await progress.rating_board(manager, GUILD)
+    assert entry.games == 2

@@ -184,3 +184,44 @@ def test_cooldowns_forget_people_who_are_whole_again() -> None:
     cd.take("p", 99)
     cd.take("p", 100)  # over the size: everyone whole again is dropped
     assert len(cd._due) <= 10
+
+
+async def test_new_lobbies_per_hour_count_cancelled_ones(db_path: str, clock: FakeClock) -> None:
+    """Issue #20, players 1: opening a lobby and cancelling it at once still uses that
+    lobby's share of the hourly allowance; a solo game, a refused create and other people
+    are not counted; the allowance refills one lobby every 60/N minutes."""
+    from datetime import timedelta
+
+    from bot.core.limits import TOO_MANY_NEW_LOBBIES
+
+    m = await limited(db_path, clock, max_lobbies=3, new_lobbies_per_hour=3)
+    try:
+        for _ in range(3):
+            g = await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+            await m.cancel(g.id, ANN.id)
+        await m.create_game(ANN, GUILD, CHANNEL, opts(players=1), start=True)  # solo: free
+        with pytest.raises(LimitError) as refused:
+            await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+        assert refused.value.code == TOO_MANY_NEW_LOBBIES
+        assert refused.value.params["minutes"] == 20
+        assert "3 tables" in reply_for(Text("en"), refused.value)
+        with pytest.raises(LimitError):  # checked before anything is created, too
+            await m.check_limits(ANN.id, hosting=True)
+        await m.create_game(BOB, GUILD, CHANNEL, opts(players=2))  # others are not held back
+        clock.advance(timedelta(minutes=20))
+        await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+        with pytest.raises(LimitError):
+            await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+    finally:
+        await m.close()
+
+
+def test_cooldowns_wait_and_refund() -> None:
+    now = [0.0]
+    cd = Cooldowns({"s": Rule(2, 10.0)}, clock=lambda: now[0])
+    assert cd.take("s", 1) == 0.0 and cd.take("s", 1) == 0.0
+    assert cd.wait("s", 1) == pytest.approx(10.0) and cd.take("s", 1) == pytest.approx(10.0)
+    cd.refund("s", 1)  # the last one taken was refused: it is given back
+    assert cd.wait("s", 1) == 0.0 and cd.take("s", 1) == 0.0
+    cd.refund("s", 2)  # nothing taken: nothing to give back
+    assert cd.wait("s", 2) == 0.0

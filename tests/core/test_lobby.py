@@ -160,3 +160,21 @@ async def test_user_locale_is_what_discord_last_said(manager: Manager) -> None:
     assert await manager.user_locale(CAT.id) == "fr"
     await manager.join(g.id, UserRef(DAN.id, "Dan", "pl"))
     assert await manager.user_locale(DAN.id) == "pl"
+
+
+async def test_the_host_removes_someone_who_joined_and_they_cannot_rejoin(
+        manager: Manager) -> None:
+    """Issue #20, players 8: the host removes a person from the lobby; the removal is stored
+    (a fresh read, another process, sees it), and that person's Join is refused."""
+    g = await new_game(manager, players=4, people=(BOB, CAT), start=False)
+    await refused(manager, g.id, "host_only", manager.remove_person(g.id, BOB.id, CAT.id))
+    await refused(manager, g.id, "not_allowed", manager.remove_person(g.id, ANN.id, ANN.id))
+    await refused(manager, g.id, "not_a_player", manager.remove_person(g.id, ANN.id, DAN.id))
+    g = await manager.remove_person(g.id, ANN.id, BOB.id)
+    assert [(s.seat, s.user_id) for s in g.seats] == [(0, ANN.id), (1, CAT.id)]
+    assert (await manager.get_game(g.id, fresh=True)).options.barred == (BOB.id,)
+    manager.forget(g.id)  # read back from storage: the removal was written
+    await refused(manager, g.id, "removed", manager.join(g.id, BOB))
+    g = await manager.join(g.id, DAN)  # others still may
+    assert len(g.seats) == 3
+    await manager.start(g.id, ANN.id)  # the game starts with its options as chosen

@@ -27,6 +27,7 @@ from tests.core.conftest import (
     new_game,
     play_out,
     seeds,
+    settled,
     snapshot,
     step,
 )
@@ -312,7 +313,7 @@ async def test_settings_round_trip(manager: Manager) -> None:
 async def test_a_real_computer_level_plays(manager: Manager) -> None:
     g = await new_game(manager, computers=0, players=2, start=False, setup="beginner")
     await manager.add_computer(g.id, ANN.id, "easy")
-    g = await manager.start(g.id, ANN.id)
+    g = await settled(manager, await manager.start(g.id, ANN.id))
     for _ in range(3):
         g = await step(manager, g, ANN.id)
     assert any(m.played_by == "computer" for m in await manager.store.moves(g.id))

@@ -33,7 +33,7 @@ from engine.config import Restriction
 from engine.quilt_record import score_record
 from engine.rules import legal_moves
 from engine.views import private_view
-from tests.core.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds
+from tests.core.conftest import ANN, BOB, CAT, GUILD, new_game, play_out, seeds, settled
 
 CATALOG = load_catalog()
 CHART = CATALOG.achievements
@@ -43,22 +43,27 @@ async def play_ai(m: Manager, g: GameInfo, level: str = "normal") -> GameInfo:
     """Play every person's moves with an engine computer player (seeded by the ply, as
     the seeds below were found) until the game ends."""
     for _ in range(500):
+        g = await settled(m, g)  # the computers that think are queued: their moves first
         if not g.status.active:
             return g
-        assert g.state is not None
-        if g.status is GameStatus.DRAFT:
-            uid = g.drafting_user_ids[0]
-        else:
-            uid = g.current_user_id  # type: ignore[assignment]
-        seat = g.seat_of(uid)
-        assert seat is not None
-        move = make_player(level, g.ply).choose(private_view(g.state, seat),
-                                                legal_moves(g.state, seat))
-        if g.status is GameStatus.DRAFT:
-            g = (await m.choose_goals(g.id, uid, g.ply, list(move.goals))).game  # type: ignore[attr-defined]
-        else:
-            g = (await m.play_turn(g.id, uid, g.ply, move.text())).game
+        g = await play_ai_once(m, g, level)
     raise AssertionError("game did not end")
+
+
+async def play_ai_once(m: Manager, g: GameInfo, level: str = "normal") -> GameInfo:
+    """One person's move (a draft choice or a turn) by an engine computer player."""
+    assert g.state is not None
+    if g.status is GameStatus.DRAFT:
+        uid = g.drafting_user_ids[0]
+    else:
+        uid = g.current_user_id  # type: ignore[assignment]
+    seat = g.seat_of(uid)
+    assert seat is not None
+    move = make_player(level, g.ply).choose(private_view(g.state, seat),
+                                            legal_moves(g.state, seat))
+    if g.status is GameStatus.DRAFT:
+        return (await m.choose_goals(g.id, uid, g.ply, list(move.goals))).game  # type: ignore[attr-defined]
+    return (await m.play_turn(g.id, uid, g.ply, move.text())).game
 
 
 def over_payload(notices: list[Any]) -> dict[str, Any]:
@@ -151,19 +156,50 @@ async def test_computer_opponents_count_from_the_normal_level(manager: Manager) 
         assert rows == (["restriction-adjacent"] if level == "normal" and won else [])
 
 
-async def test_a_seat_a_computer_finished_earns_nothing_for_anyone(manager: Manager) -> None:
+async def test_a_seat_a_computer_finished_earns_nothing_the_others_still_may(
+        manager: Manager) -> None:
+    """Only the seat that left loses its achievements: the winner among the others earns
+    the restriction's row as if nobody had left."""
     g = await new_game(manager, people=(BOB, CAT), restriction=Restriction.NO_HAND)
     g = await manager.leave_game(g.id, CAT.id)
-    g = await play_out(manager, g, random.Random(5))
-    assert g.status is GameStatus.OVER
-    for user in (ANN, BOB, CAT):
-        assert await held(manager, user) == []
+    g = await play_out(manager, g, random.Random(6))
+    assert g.status is GameStatus.OVER and g.state is not None
+    winners = FinishedGame.from_state(g.state).winners
+    left = next(s.seat for s in g.seats if s.user_id == CAT.id)
+    assert left not in winners  # (this deal: a person wins, so the check below can fail)
+    for s in g.seats:
+        expect = [("restriction-no-hand", g.id)] if s.seat in winners and s.seat != left else []
+        assert await held(manager, UserRef(s.user_id or 0, "")) == expect
+    assert await held(manager, CAT) == []
     info = over_payload(await manager.store.notices(g.id))["progress"]
-    assert {e["reason"] for e in info["earned"]} == {"computer_played"}
+    reasons = {e["seat"]: e["reason"] for e in info["earned"]}
+    assert left not in reasons  # the seat is a computer's now: not evaluated at all
+    assert sorted(reasons.values()) == ["earned", "not_winner"]
     # Ratings: the one who left finished last (a forfeit); the computer seat is not rated.
     cat = await manager.store.rating(GUILD, progress.person_key(CAT.id))
     assert cat is not None and cat.games == 1 and cat.mu < 25
     assert await manager.store.rating(GUILD, "ai:random") is None
+
+
+async def test_an_autopilot_move_voids_only_that_seat(manager: Manager,
+                                                      clock: FakeClock) -> None:
+    """One seat's autopilot move (its deadline passed): that seat earns nothing; the other
+    person, who played every move, is evaluated as usual (not voided)."""
+    g = await new_game(manager, people=(BOB,), turn_hours=1, timeout_action="autopilot")
+    while g.status is not GameStatus.PLAY:
+        g = await play_ai_once(manager, g)
+    late = g.current_seat
+    assert late is not None
+    clock.advance(hours=2)
+    await manager.sweep()  # that seat's turn ran out: the autopilot plays it
+    g = await play_out(manager, await manager.get_game(g.id), random.Random(1))
+    assert g.status is GameStatus.OVER
+    moves = await manager.store.moves(g.id)
+    assert {m.seat for m in moves if m.played_by == "autopilot"} == {late}
+    info = over_payload(await manager.store.notices(g.id))["progress"]
+    reasons = {e["seat"]: e["reason"] for e in info["earned"]}
+    assert reasons[late] == "computer_played"
+    assert reasons[1 - late] in ("earned", "not_winner")
 
 
 async def test_an_autopilot_move_earns_nothing(manager: Manager, clock: FakeClock) -> None:
@@ -179,7 +215,32 @@ async def test_an_autopilot_move_earns_nothing(manager: Manager, clock: FakeCloc
     assert await held(manager, ANN) == [] and await held(manager, BOB) == []
 
 
-async def test_hints_earn_nothing_and_are_not_rated(manager: Manager) -> None:
+async def test_a_hint_voids_only_the_seat_that_took_it(manager: Manager) -> None:
+    """A person takes a hint: their seat earns nothing (and says why); the other seat is
+    evaluated as usual; the game is not rated."""
+    g = await new_game(manager, people=(BOB,), hints=True)
+    seat = None
+    while seat is None or g.current_seat != seat:
+        g = await play_ai_once(manager, g)
+        if g.status is GameStatus.PLAY and seat is None:
+            seat = g.current_seat
+    assert seat is not None and g.state is not None
+    user = g.seats[seat].user_id
+    assert user is not None
+    grant = await manager.take_hint(g.id, user, g.ply)
+    assert grant.first and grant.game.hinted == (seat,)
+    g = await play_out(manager, grant.game, random.Random(1))
+    assert g.state is not None and g.hinted == (seat,) and g.hints_used
+    info = over_payload(await manager.store.notices(g.id))["progress"]
+    reasons = {e["seat"]: e["reason"] for e in info["earned"]}
+    assert reasons[seat] == "hints_used"
+    assert reasons[1 - seat] in ("earned", "not_winner")
+    assert info["rated"] is False
+
+
+async def test_a_game_marked_before_seats_were_recorded_voids_everyone(
+        manager: Manager) -> None:
+    """An old flag (no seat bits: who took the hint is unknown) still voids every seat."""
     g = await new_game(manager, people=(BOB,), restriction=Restriction.NO_HAND)
 
     async def flag(live: LiveGame) -> None:
@@ -315,7 +376,8 @@ async def test_rating_ranks_and_board(manager: Manager) -> None:
 
 async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), computers=1, restriction=Restriction.NO_HAND,
-                       turn_hours=6)
+                       turn_hours=6, cats=("leo", "callie", "cira"))
+    assert g.state is not None and [c.id for c in g.state.config.cats] == ["leo", "callie", "cira"]
     with pytest.raises(ManagerError) as err:
         await progress.rematch(manager, g.id, BOB)
     assert err.value.code == ErrorCode.NOT_ALLOWED  # not finished yet
@@ -323,6 +385,7 @@ async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager)
     lobby, created = await progress.rematch(manager, g.id, BOB)
     assert created and lobby.status is GameStatus.LOBBY and lobby.rematch_of == g.id
     assert lobby.host_id == BOB.id and lobby.options == g.options
+    assert lobby.options.cats == ("leo", "callie", "cira")  # the host's cats kept
     assert [(s.user_id, s.ai_level) for s in lobby.seats] == [(BOB.id, None), (None, "random")]
     kinds = [n.kind for n in await manager.store.notices(lobby.id)]
     assert kinds == [NoticeKind.OPEN_THREAD, NoticeKind.LOBBY]
@@ -369,9 +432,9 @@ def test_seat_rules() -> None:
     assert not progress.multiplayer([person, easy])
     assert progress.multiplayer([person, strong])
     assert progress.multiplayer([person, SeatRow(1, 2, "B")])
-    assert progress.computer_played([person, left], [])
-    assert progress.computer_played([person], [0])
-    assert not progress.computer_played([person, easy], [])
+    assert progress.computer_seats([person, left], []) == {1}
+    assert progress.computer_seats([person, SeatRow(1, 2, "B")], [0, 0]) == {0}
+    assert progress.computer_seats([person, easy], []) == set()
     assert progress.rated_players([person, left, easy], [2, 1, 3]) == [
         ("u:1", 2), ("u:2", 4), ("ai:easy", 3)]
 

@@ -1,9 +1,11 @@
 """Worker processes die with the bot (issue 20, item 10): SIGKILL the process that owns the
 computer players' pool and the review lane, and every process it started (the workers and
-multiprocessing's resource tracker) is gone within seconds, as a host would see it."""
+multiprocessing's resource tracker) is gone within seconds, as a host would see it. And the
+other way round (issue 21): a worker that dies mid-move is replaced and its move still made."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -45,3 +47,34 @@ def test_workers_and_their_tracker_die_with_a_killed_parent() -> None:
         for pid in alive(children):  # only what this test started, should it fail
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_computer_turn_whose_worker_died_is_still_played(tmp_path: Path) -> None:
+    """Issue 21: the worker thinking for a computer is killed mid-move; the pool is replaced
+    and the turn played anyway (not left to its timer)."""
+    from bot.core.computers import ComputerPool
+    from bot.core.manager import Manager
+    from tests.core.conftest import ANN, any_move, seeds
+    from tests.core.test_thinking import computer_game
+
+    pool = ComputerPool(1)
+    await pool.warm_up()
+    m = await Manager.open(tmp_path / "calico.db", computers=pool, seed_source=seeds())
+    try:
+        g = await computer_game(m, levels=("strong",))
+        await m.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id))
+        for _ in range(500):  # the computer's job handed to the worker
+            if pool.in_flight:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        (worker,) = pool._executor._processes  # the one worker process
+        os.kill(worker, signal.SIGKILL)
+        await asyncio.wait_for(m.computers_idle(), 60)
+        assert pool.restarts == 1
+        assert (await m.get_game(g.id)).current_user_id == ANN.id
+        assert (await m.store.moves(g.id))[-1].played_by == "computer"
+        assert list(pool._executor._processes) != [worker]
+    finally:
+        await m.close()
+        pool.close()

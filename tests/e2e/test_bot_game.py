@@ -151,8 +151,9 @@ async def test_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> None:
 
 
 async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: Path) -> None:
-    """The lobby's "Remove computer" select shows once a computer sits at the table; only the
-    host may use it (others get a private refusal), and the lobby message updates."""
+    """The lobby's remove select shows once someone else sits at the table (a computer, or a
+    person who joined: issue #20); only the host may use it (others get a private refusal),
+    and the lobby message updates."""
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "l.sqlite3", FakeClock()))
     game_id, thread_id = await open_table(env, players=3)
@@ -164,7 +165,8 @@ async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: P
     assert "🤖" in shown.content
     remove = f"calico:lr:{game_id}"
     [select] = [c for c in shown.selects if c.custom_id == remove]
-    assert [o.value for o in select.options] == ["1"]
+    bob = env.user("bob").id
+    assert [o.value for o in select.options] == ["1", f"u{bob}"]
 
     refused = await env.select("bob", shown, remove, ["1"])
     await refused.wait_response()
@@ -179,7 +181,9 @@ async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: P
     assert [s.user_id for s in game.seats] == [env.user("alice").id, env.user("bob").id]
     await settle(env)
     after = env.get_message(lobby.id)
-    assert "🤖" not in after.content and not after.selects  # updated, select gone
+    assert "🤖" not in after.content  # updated: the computer's seat is gone, bob's is offered
+    [select] = [c for c in after.selects if c.custom_id == remove]
+    assert [o.value for o in select.options] == [f"u{bob}"]
     assert after.button("Join") and after.button("Start")
 
 

@@ -85,7 +85,7 @@ async def test_server_settings_are_stored_shown_and_enforced(discord_env: Discor
     games = env.get_channel("games")
     starters = env.add_role("Starters")
     players = env.add_role("Calico players")
-    # (Refused starts count against the start cooldown like any other: off here.)
+    # (A refused start uses up no start allowance: tests/e2e/test_bot_abuse.py. Off here.)
     await env.start_client(factory(tmp_path / "s.sqlite3", start_cooldown=0))
     manager = bot(env).manager
     inter = await env.slash("owner", "calico", "admin", options={

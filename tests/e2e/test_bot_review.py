@@ -24,7 +24,9 @@ from bot.core.clock import FakeClock
 from bot.core.models import GameInfo, GameStatus
 from bot.core.review import ReviewService
 from bot.words import describe
+from bot.words import review as review_words
 from bot.words.catalogue import Text
+from bot.words.describe.quilt import progress_lines
 from engine.ai.review import engine_move
 from engine.rules import legal_moves
 from engine.views import private_view
@@ -209,6 +211,15 @@ async def test_random_moves_review_from_the_score_sheet(discord_env: DiscordEnv,
     for rank, m in enumerate(review.mistakes, 1):
         assert f"{rank}. **Turn {m.turn}**" in text
     assert "Why:" in text or EN("review.why.none") in text
+    # Issue #22: each costly turn's reasons in the player's words, the chart's two lines
+    # explained in the summary and in the chart's alt text (the engine's line is per turn).
+    for m in review.mistakes:
+        assert review_words.why_sentence(EN, m) in text
+    assert EN("review.chart_caption", you=EN("render.review_you"),
+              engine=EN("render.review_engine")) in text
+    chart_alt = summary.attachments[0].description or ""
+    assert f"about {review_words.num(EN, review.total_loss)} points in all" in chart_alt
+    assert EN("render.review_engine") in chart_alt and "not a whole game" in chart_alt
     assert "−" in turns.content and len(summary.content) <= 2000
 
 
@@ -295,3 +306,51 @@ async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path:
     assert f"calico:hint:{game.id}:{game.ply}" in custom_ids(panel)
     user, game, panel = panels["off"]
     assert not any(HINT.fullmatch(c) for c in custom_ids(panel))
+
+
+async def test_progress_and_the_review_reasons_in_french_and_polish(discord_env: DiscordEnv,
+                                                                    tmp_path: Path) -> None:
+    """Issue #22 in the other two languages: the turn DM describes the live progress (groups
+    growing toward a cat, what each open design goal is worth) in the player's language, and
+    the review explains its costly turns and its chart there too."""
+    env = discord_env
+    env.set_locale("carol", "pl")
+    await env.start_client(bot_factory(tmp_path / "fp.sqlite3", FakeClock()))
+    service(env).samples = 1  # the words are under test here, not the review's judgement
+    manager = bot(env).manager
+    for user, locale in (("bob", "fr"), ("carol", "pl")):
+        tr = Text(locale)
+        uid = env.user(user).id
+        game = await solo(env, user)
+        rng = random.Random(5)
+        said_growing = said_worth = False
+        while game.status is GameStatus.PLAY:
+            assert game.state is not None
+            seat = game.seat_of(uid)
+            assert seat is not None
+            if not (said_growing and said_worth):
+                # What the picture of this turn shows, said in the player's language (looked
+                # at until both were seen; the rest of the game is played without waiting).
+                view = private_view(game.state, seat)
+                growing = progress_lines(tr, view.public.seats[seat], game.state.config)
+                panel = await wait_panel(env, user, game.id, game.ply, timeout=WAIT)
+                said = " ".join([panel.content,
+                                 *(a.description or "" for a in panel.attachments),
+                                 *(m.content for m in env.dm_messages(user))])
+                said_growing = said_growing or bool(growing and growing[0] in said)
+                said_worth = said_worth or (
+                    tr("alt.goal.up_to", count=1).split("1")[0].strip() in said)
+            move = rng.choice(legal_moves(game.state, seat))
+            game = (await manager.play_turn(game.id, uid, game.ply, move.text())).game
+        assert said_growing and said_worth, (user, said_growing, said_worth)
+
+        sheet = await score_sheet(env, game)
+        inter = await env.click(user, sheet, label=tr("review.button"))
+        summary, _ = await review_answer(inter)
+        review = (await service(env).review(game.id, uid)).review
+        assert review.mistakes
+        for m in review.mistakes:
+            assert review_words.why_sentence(tr, m) in summary.content, (user, m.turn)
+        assert tr("review.chart_caption", you=tr("render.review_you"),
+                  engine=tr("render.review_engine")) in summary.content
+        assert tr("render.review_engine") in (summary.attachments[0].description or "")

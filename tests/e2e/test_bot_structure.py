@@ -18,7 +18,7 @@ from tests.fakediscord import DiscordEnv
 
 EXPECTED = {"start", "solo", "hand", "board", "status", "games", "leave", "abandon", "rules",
             "settings", "stats", "leaderboard", "admin", "achievements", "replay", "record",
-            "challenge", "review"}
+            "challenge", "review", "tournament"}
 
 
 async def test_command_tree_and_cogs(discord_env: DiscordEnv, tmp_path: Path) -> None:

@@ -13,12 +13,14 @@ from engine.achievements import (
     FinishedGame,
     Mode,
     Reason,
+    ScenarioPath,
     condition_met,
     evaluate,
     evaluate_all,
     game_mode,
     normal_rows_met,
     progress,
+    scenario_path,
     track_position,
 )
 from engine.ai import make_player
@@ -247,6 +249,28 @@ def test_evaluate_all_people_seats():
     assert set(out) == {1, 3}
     assert out[1].earned == ("normal-75",)
     assert out[3].reason is Reason.NOT_WINNER
+
+
+def test_only_the_seat_concerned_earns_nothing():
+    """A hint or a computer move voids that seat's achievements, not the table's: in a
+    scenario every other player who passes still earns it."""
+    cfg = config(players=3, scenario=1)
+    g = game(cfg, [score(70), score(70), score(70)], passed=(True, True, True))
+    out = evaluate_all(CHART, g, {0: set(), 1: set(), 2: set()},
+                       computer_played={1}, hints_used={2})
+    assert out[0].earned == ("scenario-1",)
+    assert out[1].reason is Reason.COMPUTER_PLAYED and out[1].earned == ()
+    assert out[2].reason is Reason.HINTS_USED and out[2].earned == ()
+
+
+def test_the_scenario_path_goes_up_from_the_lowest_open_scenario():
+    """Start with scenario 1, work up to 10: the next is the lowest not passed."""
+    assert scenario_path(CHART, []) == ScenarioPath((), 1, 10)
+    assert scenario_path(CHART, ["scenario-1", "scenario-2", "normal-65"]).next == 3
+    gap = scenario_path(CHART, ["scenario-1", "scenario-3"])
+    assert gap.passed == (1, 3) and gap.next == 2
+    done = scenario_path(CHART, [f"scenario-{n}" for n in range(1, 11)])
+    assert done.next is None and len(done.passed) == 10
 
 
 def test_no_such_seat():

@@ -195,7 +195,7 @@ class Core:
             timer_failures=lambda: self.failures,
             last_sweep=lambda: self.last_sweep,
             notices=lambda: self.notices,
-            computers=lambda: ComputerLoad(workers=2, in_flight=1, busy=3),
+            computers=lambda: ComputerLoad(workers=2, in_flight=1, busy=3, queued=5),
             games_by_status=self.read_games,
             outbox=self.read_outbox,
             now=self.clock.now,
@@ -233,6 +233,7 @@ async def test_scrape_sources_live_and_refreshed():
     assert value(s, "calico_computer_workers") == 2
     assert value(s, "calico_computer_in_flight") == 1
     assert value(s, "calico_computer_busy_total") == 3
+    assert value(s, "calico_computer_turns_queued") == 5
     assert value(s, "calico_scrape_source_up", source="games") == 1
     assert value(s, "calico_scrape_source_up", source="gateway") == 1
 

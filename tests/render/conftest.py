@@ -34,3 +34,9 @@ def family_mid() -> GameState:
 @pytest.fixture(scope="session")
 def draft_start() -> GameState:
     return play_until(GameOptions(players=2), 11, 0, own_chooser=True)
+
+
+@pytest.fixture(scope="session")
+def solo_end() -> GameState:
+    """A solo scenario game (scenario 3) played to its end."""
+    return play_until(GameOptions(players=1, scenario=3), 2, None, own_chooser=True)

@@ -1,7 +1,8 @@
-"""Golden images of seeded games, compared with a small tolerance.
+"""Golden images of seeded games, one per picture type, compared with a small tolerance.
 
-The goldens are the renders at half size (box-filtered), which keeps them small in the repo
-and forgiving of sub-pixel antialiasing differences between FreeType builds. To regenerate
+The goldens are the renders at phone width, 400 px wide (box-filtered, as a phone shows them):
+small in the repo, forgiving of sub-pixel antialiasing differences between FreeType builds,
+and what a player sees. To regenerate
 after an intended change to the look, run:
 
     CALICO_REGEN_GOLDEN=1 .venv/bin/python -m pytest tests/render/test_golden.py
@@ -13,17 +14,36 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from io import BytesIO
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
+from data import load_catalog
+from engine.config import GameOptions
+from engine.events import ScenarioResult
+from engine.scoring import breakdown, scenario_conditions
+from engine.serialize import replay_views
 from engine.state import GameState
 from engine.views import private_view, public_view
-from render import render_draft, render_quilt, render_scoresheet, render_table, render_turn
-from render.samples import best_preview
+from render import (
+    render_achievements,
+    render_draft,
+    render_hand_market,
+    render_quilt,
+    render_replay,
+    render_review_chart,
+    render_rules,
+    render_scoresheet,
+    render_table,
+    render_turn,
+)
+from render.samples import best_preview, play_record
 
 from .helpers import decode
+from .test_legibility import _compare
+from .test_review import _review
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGEN = os.environ.get("CALICO_REGEN_GOLDEN") == "1"
@@ -56,19 +76,57 @@ CASES: dict[str, Callable[[dict[str, GameState]], bytes]] = {
                                     seat=public_view(g["start"]).seats[0]),
     "quilt_family": lambda g: render_quilt(public_view(g["family"]).seats[0],
                                            g["family"].config),
+    "table_1p": lambda g: render_table(public_view(g["solo"]), NAMES[:1]),
+    "table_2p": lambda g: render_table(public_view(g["mid"]), NAMES[:2]),
+    "table_3p": lambda g: render_table(public_view(g["family"]), NAMES[:3]),
+    "scoresheet_scenario": lambda g: render_scoresheet(
+        public_view(g["solo"]), NAMES[:1], scenario=scenario_result(g["solo"])),
+    "strip": lambda g: render_hand_market(private_view(g["mid"], 0), selected=1),
+    "achievements": lambda g: render_achievements(
+        load_catalog().achievements, {"scenario-1", "scenario-2", "normal-60",
+                                      "normal-rainbow", "restriction-no-hand"}, name=NAMES[0]),
+    "review_chart": lambda g: render_review_chart(_review((3, 11, 19))),
+    "review_turn": lambda g: _compare(g["mid"]),
+    "rules_cats": lambda g: render_rules("cats"),
+    "rules_goals": lambda g: render_rules("goals"),
+    "rules_buttons": lambda g: render_rules("buttons"),
+    "replay_finished": lambda g: _replay_frame(-2),
+    "replay_scores": lambda g: _replay_frame(-1),
 }
 
 
-def _half(img: Image.Image) -> Image.Image:
-    return img.convert("RGB").reduce(2)
+def scenario_result(state: GameState) -> ScenarioResult:
+    sc = state.config.scenario
+    assert sc is not None
+    seat = state.seats[0]
+    conds = tuple(scenario_conditions(state.config, seat, breakdown(state.config, seat)))
+    return ScenarioResult(0, sc.number, all(c[3] for c in conds), conds)
+
+
+def _replay_frame(k: int) -> bytes:
+    """Frame ``k`` of a 2-player replay as a PNG (-2: the finished quilts, -1: the scores)."""
+    record = play_record(GameOptions(players=2), 11, own_chooser=True)
+    gif = Image.open(BytesIO(render_replay(replay_views(load_catalog(), record), NAMES[:2])))
+    gif.seek(gif.n_frames + k)
+    out = BytesIO()
+    gif.convert("RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+PHONE = 400
+
+
+def _phone(img: Image.Image) -> Image.Image:
+    img = img.convert("RGB")
+    return img.resize((PHONE, round(img.height * PHONE / img.width)), Image.Resampling.BOX)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden(name: str, two_mid: GameState, two_end: GameState, four_mid: GameState,
-                draft_start: GameState, family_mid: GameState) -> None:
+                draft_start: GameState, family_mid: GameState, solo_end: GameState) -> None:
     games = {"mid": two_mid, "end": two_end, "four": four_mid, "start": draft_start,
-             "family": family_mid}
-    got = _half(decode(CASES[name](games)))
+             "family": family_mid, "solo": solo_end}
+    got = _phone(decode(CASES[name](games)))
     path = GOLDEN / f"{name}.png"
     if REGEN:
         GOLDEN.mkdir(parents=True, exist_ok=True)

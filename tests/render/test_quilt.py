@@ -17,7 +17,7 @@ from render import Preview, cell_center, quilt_layout, render_quilt
 from render.geometry import DEFAULT_RADIUS
 from render.quilt import BUTTON_AT, CAT_AT, TOKEN_SCALE, draw_quilt, goal_states
 from render.samples import best_preview
-from render.theme import CAT_FUR, EMPTY_DIM, LEGAL_FILL, tile_palette
+from render.theme import EMPTY_DIM, LEGAL_FILL, cat_fur, tile_palette
 
 from .helpers import box, dark_pixels, decode, diff_bbox, share_near
 
@@ -134,9 +134,10 @@ def test_tokens_appear_where_earned(two_end: GameState, four_mid: GameState) -> 
     for state in (two_end, four_mid):
         seat = _seat_with_tokens(state)
         cfg = state.config
-        with_tokens = draw_quilt(seat, cfg, header=False)
+        # (Without hints: taking the cats away would also show their groups as still growing.)
+        with_tokens = draw_quilt(seat, cfg, header=False, hints=False)
         bare = draw_quilt(dataclasses.replace(seat, cats=(), buttons=(), rainbow=None), cfg,
-                          header=False)
+                          header=False, hints=False)
         tok = round(R * TOKEN_SCALE)
         lay = quilt_layout(header=False)
         spots = [(c, BUTTON_AT) for c, _ in seat.buttons] + [(c, CAT_AT) for c, _ in seat.cats]
@@ -166,7 +167,8 @@ def test_tokens_appear_where_earned(two_end: GameState, four_mid: GameState) -> 
             # Beside the muzzle, below the eye: fur.
             px = with_tokens.getpixel((round(x + CAT_AT[0] * R + 0.4 * tok),
                                        round(y + CAT_AT[1] * R + 0.2 * tok)))
-            assert sum(abs(a - b) for a, b in zip(px, CAT_FUR[ci], strict=False)) < 60, px
+            fur = cat_fur(two_end.config.cats[ci].id)
+            assert sum(abs(a - b) for a, b in zip(px, fur, strict=False)) < 60, px
 
 
 def test_highlight_rings_only_that_cell(two_end: GameState) -> None:

@@ -19,12 +19,13 @@ from engine.state import Phase
 from engine.tiles import EMPTY
 from engine.views import public_view
 from render import REPLAY_LABELS, frame_count, render_replay, replay_layout
-from render.replay import END_MS, START_MS, move_ms
+from render.quilt import draw_quilt
+from render.replay import END_MS, FINISHED_MS, START_MS, move_ms
 from render.samples import play_record
 from render.scoresheet import MEDALS
-from render.theme import INK_FAINT
+from render.theme import INK_FAINT, tile_palette
 
-from .helpers import near
+from .helpers import mean_abs_diff, near, share_near
 
 CATALOG = load_catalog()
 NAMES = ["Marguerite", "Zbigniew", "Amélie", "Tomasz"]
@@ -66,18 +67,20 @@ def test_views_follow_the_record(four):
 
 
 def test_gif_decodes_with_the_documented_frames(four):
-    """22 x 4 placements + start + end = 90 frames, the delays as documented, under 8 MB."""
+    """22 x 4 placements + start + finished quilts + scores = 91 frames, the delays as
+    documented, under 8 MB."""
     _, _, data = four
     assert data[:6] == b"GIF89a" and len(data) <= LIMIT
     img = Image.open(BytesIO(data))
-    assert img.n_frames == frame_count(4) == 90
+    assert img.n_frames == frame_count(4) == 91
     assert img.size == replay_layout(4).size
     delays = []
     for k in range(img.n_frames):
         img.seek(k)
         delays.append(img.info["duration"])
-    assert delays[0] == START_MS and delays[-1] == END_MS
-    assert set(delays[1:-1]) == {move_ms(4)}
+    assert delays[0] == START_MS and delays[-2] == FINISHED_MS and delays[-1] == END_MS
+    assert FINISHED_MS >= 2000  # a real moment, not the 180 ms of the last placement
+    assert set(delays[1:-2]) == {move_ms(4)}
     assert img.info.get("loop") == 0
 
 
@@ -131,11 +134,11 @@ def test_last_frame_shows_the_final_scores(four):
     (GameOptions(players=3, family=True), 3),
 ])
 def test_other_games(options, seats):
-    """Solo, two and three players, with a draft or without: 22 x p + 2 frames."""
+    """Solo, two and three players, with a draft or without: 22 x p + 3 frames."""
     views = replay_views(CATALOG, play_record(options, 3, own_chooser=True))
     data = render_replay(views, NAMES[:seats], labels={"replay_title": "Powtórka"})
     img = Image.open(BytesIO(data))
-    assert img.n_frames == frame_count(seats) == 22 * seats + 2
+    assert img.n_frames == frame_count(seats) == 22 * seats + 3
     assert img.size == replay_layout(seats).size and len(data) <= LIMIT
 
 
@@ -151,3 +154,54 @@ def test_needs_a_whole_game(four):
 
 def test_labels_have_english_defaults():
     assert set(REPLAY_LABELS) == {"replay_title", "final_scores", "master_quilter"}
+
+
+def _tile_share(img: Image.Image, at: tuple[float, float], r: float,
+                rgb: tuple[int, int, int]) -> float:
+    x, y = at
+    region = (round(x - r * 0.6), round(y - r * 0.3), round(x + r * 0.6), round(y + r * 0.6))
+    return share_near(img, region, rgb, 6)
+
+
+def test_replay_keeps_the_table_colours_in_every_frame(four):
+    """Each placed tile's fabric, in the frame after its placement and in the finished quilts,
+    is the very colour the table picture draws it in (within 6 of 255 per channel), e.g. the
+    magenta stays magenta, not a dusty mauve; and the finished quilts match the table's
+    quilts pixel for pixel, give or take the palette."""
+    _, views, data = four
+    fs = frames(data)
+    lay = replay_layout(4)
+    fabric = [f for f, _ in tile_palette()]
+    r = lay.quilt.radius
+    finished = fs[-2]
+    for k in (8, 30, 60, 88, len(views) - 1):
+        view = views[k]
+        frame = fs[k] if k < len(views) - 1 else finished
+        for seat in range(4):
+            ox, oy = lay.quilts[seat]
+            for cell in view.seats[seat].placed[-3:]:
+                tile = view.seats[seat].quilt[cell]
+                cx, cy = lay.quilt.center(cell)
+                want = fabric[tile // 6]
+                got = _tile_share(frame, (ox + cx, oy + cy), r, want)
+                table = draw_quilt(view.seats[seat], view.config, radius=r, hints=False)
+                ref = _tile_share(table, (cx, cy), r, want)
+                assert ref > 0.2
+                assert got >= ref * 0.8, (k, seat, cell, tile, got, ref)
+    # The finished quilts: the table's own drawing, nothing covering them.
+    end = views[-1]
+    for seat in range(4):
+        ox, oy = lay.quilts[seat]
+        qw, qh = lay.quilt.size
+        table = draw_quilt(end.seats[seat], end.config, radius=r, hints=False,
+                           name=NAMES[seat])
+        got = finished.crop((ox, oy, ox + qw, oy + qh))
+        assert mean_abs_diff(got, table) < 2.5
+
+
+def test_magenta_survives_the_palette():
+    """The colour of issue #22: a magenta tile (the catalogue's 209,64,134 family) keeps its
+    fabric exactly in the replay palette."""
+    from render.replay import fixed_colors
+    magenta = CATALOG.color_ids.index("magenta")
+    assert tile_palette()[magenta][0] in fixed_colors()

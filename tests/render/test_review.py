@@ -3,7 +3,6 @@ turn comparison shows each placement on its own quilt."""
 
 from __future__ import annotations
 
-import pytest
 from PIL import Image
 
 from engine.ai.review import (
@@ -18,7 +17,7 @@ from engine.hexgrid import cell_name
 from engine.moves import PlaceTile
 from engine.rules import legal_moves
 from engine.state import GameState
-from engine.views import private_view
+from engine.views import PrivateView, private_view
 from render.review import (
     CHART_HEIGHT,
     CHART_WIDTH,
@@ -27,12 +26,11 @@ from render.review import (
     PLAYER_LINE,
     REVIEW_LABELS,
     chart_layout,
-    compare_layout,
     draw_review_chart,
-    draw_turn_compare,
     render_review_chart,
-    render_turn_compare,
 )
+from render.review_turn import draw_turn_compare, render_turn_compare, turn_layout
+from render.theme import tile_palette
 
 from .helpers import box, decode, diff_bbox, share_near
 
@@ -145,47 +143,64 @@ def _turn(state: GameState) -> tuple[TurnReview, PlaceTile, PlaceTile]:
     return row, a, b
 
 
-def test_turn_compare_shows_each_placement(two_mid: GameState) -> None:
+def _moves(two_mid: GameState) -> tuple[PrivateView, TurnReview, PlaceTile, PlaceTile]:
     seat = two_mid.current_seat
     assert seat is not None
     view = private_view(two_mid, seat)
     row, played, engine = _turn(two_mid)
+    return view, row, played, engine
+
+
+def _ring_share(img: Image.Image, at: tuple[float, float], r: float,
+                colour: tuple[int, int, int]) -> float:
+    """Share of the band just inside a hex's edge (its corners' circle) in ``colour``."""
+    x, y = at
+    return share_near(img, box((x, y), -r * 1.02, -r * 0.3, -r * 0.8, r * 0.3), colour, 30)
+
+
+def test_turn_picture_marks_both_moves(two_mid: GameState) -> None:
+    """One picture: the player's cell ringed in terracotta with its tile placed, the engine's
+    ringed in blue with its tile see-through, each tagged; nothing else ringed."""
+    view, row, played, engine = _moves(two_mid)
     img = decode(render_turn_compare(view, row))
-    lay = compare_layout()
-    assert img.size == lay.size
-    raw = draw_turn_compare(view, row)
-    qw, qh = lay.quilt
-    header = 48  # the quilts' name and score bar, which differ too
-
-    def board(i: int) -> Image.Image:
-        x, y = lay.origins[i]
-        return raw.crop((x, y + header, x + qw, y + qh))
-
-    for i, move in ((1, played), (2, engine)):
-        changed = diff_bbox(board(0), board(i))
-        assert changed is not None
-        cx, cy = lay.center(i, move.cell)
-        ox, oy = lay.origins[i]
-        x0, y0, x1, y1 = changed
-        # what changed is around the placed cell (its tile, ring and any token groups)
-        assert x0 <= cx - ox <= x1 and y0 <= cy - oy - header <= y1
-    # each after-quilt framed in its line's colour, the before-quilt in neither
-    for i, colour in ((1, PLAYER_LINE), (2, ENGINE_LINE)):
-        x, y = lay.origins[i]
-        frame = (x - 5, y + qh // 2, x - 1, y + qh // 2 + 20)
-        assert share_near(img, frame, colour) > 0.5
-    x, y = lay.origins[0]
-    assert share_near(img, (x - 5, y + qh // 2, x - 1, y + qh // 2 + 20), PLAYER_LINE) < 0.1
+    lay = turn_layout(played.cell, engine.cell)
+    assert img.size == lay.size and img.width == 800
+    r = lay.radius
+    assert r >= 40  # drawn big: cropped to what matters, not three small quilts
+    mine, theirs = lay.center(played.cell), lay.center(engine.cell)
+    assert _ring_share(img, mine, r, PLAYER_LINE) > 0.25
+    assert _ring_share(img, theirs, r, ENGINE_LINE) > 0.25
+    assert _ring_share(img, mine, r, ENGINE_LINE) < 0.05
+    assert _ring_share(img, theirs, r, PLAYER_LINE) < 0.05
+    # The player's tile is placed there; the engine's is there too, but fainter.
+    fabric = tile_palette()[row.played.tile // 6][0]
+    assert share_near(img, box(mine, -r * 0.4, -r * 0.2, r * 0.4, r * 0.5), fabric, 12) > 0.2
+    ghost = tile_palette()[row.engine.tile // 6][0]
+    assert share_near(img, box(theirs, -r * 0.4, -r * 0.2, r * 0.4, r * 0.5), ghost, 12) < 0.1
+    # Both cells are in the crop, with room around them.
+    for x, y in (mine, theirs):
+        ox, oy = lay.origin
+        assert ox + r <= x <= ox + lay.crop[2] - lay.crop[0] - r
+        assert oy + r * 0.8 <= y <= oy + lay.crop[3] - lay.crop[1] - r * 0.8
 
 
-@pytest.mark.parametrize("radius", [18, 26])
-def test_turn_compare_sizes_and_labels(two_mid: GameState, radius: int) -> None:
-    seat = two_mid.current_seat
-    assert seat is not None
-    view = private_view(two_mid, seat)
-    row, _, _ = _turn(two_mid)
-    img = draw_turn_compare(view, row, radius=radius)
-    assert img.size == compare_layout(radius).size
-    fr = draw_turn_compare(view, row, radius=radius,
-                           labels={"review_before": "Avant", "review_played": "Votre coup"})
+def test_turn_picture_same_cell_carries_both_rings(two_mid: GameState) -> None:
+    view, row, played, _ = _moves(two_mid)
+    same = TurnReview(row.turn, row.ply, row.played, row.played, "pick", 55.0, 56.0, 50.0,
+                      1.0, 0.5)
+    img = draw_turn_compare(view, same)
+    lay = turn_layout(played.cell, played.cell)
+    at = lay.center(played.cell)
+    r = lay.radius
+    assert _ring_share(img, at, r, PLAYER_LINE) > 0.25
+    inner = box(at, -r * 0.8, -r * 0.3, -r * 0.62, r * 0.3)
+    assert share_near(img, inner, ENGINE_LINE, 30) > 0.2
+
+
+def test_turn_picture_words(two_mid: GameState) -> None:
+    view, row, _, _ = _moves(two_mid)
+    img = draw_turn_compare(view, row)
+    fr = draw_turn_compare(view, row, labels={"review_played": "Votre coup",
+                                              "review_engine": "Moteur"})
     assert diff_bbox(img, fr) is not None
+    assert draw_turn_compare(view, row, labels=dict(REVIEW_LABELS)).tobytes() == img.tobytes()

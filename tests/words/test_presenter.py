@@ -139,3 +139,28 @@ def test_a_challenge_turn_has_no_thread_to_point_to(lang: str) -> None:
                         seats, 5, None, None, NOW, NOW, challenge_week=week)
         text = panels.committed(tr, game, 100, events)
         assert tr(key) in text and tr(other) not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_turn_answered_while_the_computer_thinks_says_so(lang: str) -> None:
+    """Issue 21: the click is answered before the computer that plays next has moved; the
+    answer says it is thinking and where its move will come (not "waiting for")."""
+    from data import load_catalog
+    from engine.setup import new_game
+
+    tr = Text(lang)
+    options = LobbyOptions(players=2, setup="beginner")
+    state = new_game(load_catalog(), options.engine_options(2, 1), 5)
+    events = [TilePlaced(0, "C3", "yellow", "dots", False, 5)]
+    for level, key, other in (("strong", "panel.thinking", "panel.waiting"),
+                              (None, "panel.waiting", "panel.thinking")):
+        seats = (SeatInfo(0, 100, "Ann", None, False),
+                 SeatInfo(1, 200 if level is None else None, "Bob", level, False))
+        game = GameInfo(7, GameStatus.PLAY, 1, 2, 3, None, 100, options, seats, 5, state, None,
+                        NOW, NOW)
+        assert game.current_seat == 1
+        text = panels.committed(tr, game, 100, events)
+        name = markup.name(terms.seat_name(tr, seats[1]))
+        assert tr(key, name=name) in text and tr(other, name=name) not in text
+        if lang == "en" and level is not None:
+            assert "🤖 Computer (strong) is thinking… Its move comes in the thread" in text

@@ -12,7 +12,8 @@ from discord import app_commands
 from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.context import Host
-from bot.adapter.options import BadOptionError, solo_options, start_options
+from bot.adapter.options import CATS, BadOptionError, solo_options, start_options
+from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
@@ -24,9 +25,6 @@ from engine.config import Restriction
 
 log = logging.getLogger("calico.lobby")
 
-# What the bot needs in the channel to run a game there, in the order we report them.
-NEEDED = ("view_channel", "send_messages", "attach_files", "create_public_threads",
-          "send_messages_in_threads")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posting revives it anyway
 
 SETUP_CHOICES = [choice("choice.standard", "standard"), choice("choice.beginner", "beginner")]
@@ -42,35 +40,29 @@ TIMEOUT_CHOICES = [choice(f"timeout.{a}", a) for a in ("autopilot", "remind", "c
 FIRST_CHOICES = [choice("choice.random", "random"), choice("choice.pet", "pet")]
 HINT_CHOICES = [choice("choice.off", "off"), choice("choice.on", "on")]
 SCENARIO_CHOICES = [choice("lobby.scenario", n, number=n) for n in range(1, 11)]
-
-
-def missing_permissions(perms: discord.Permissions) -> list[str]:
-    return [name for name in NEEDED if not getattr(perms, name)]
+# The rulebook lets players choose the three cats (standard setup): three options, one cat each.
+CAT_CHOICES = [choice(f"choice.cat.{c}", c) for c in CATS]
 
 
 class Lobby(CalicoCog):
     # ------------------------------------------------------------------ checks
 
     async def _check_place(self, interaction: discord.Interaction[Any]) -> bool:
-        """A server text channel where the bot may open threads and post pictures; otherwise
-        say exactly what is missing."""
+        """A server text channel where the bot may open threads and post pictures, and where
+        this person may post and open threads themselves; otherwise say exactly what is
+        missing, privately (a refused start uses up none of the start allowance)."""
         tr = Text(interaction.locale)
         channel = interaction.channel
         if interaction.guild is None or not isinstance(channel, discord.TextChannel):
-            await interaction.response.send_message(tr("start.text_channel_only"),
-                                                    ephemeral=True)
+            await respond.refuse_text(interaction, tr("start.text_channel_only"))
             return False
-        missing = missing_permissions(interaction.app_permissions)
-        if missing:
-            names = ", ".join(tr(f"perm.{m}") for m in missing)
-            await interaction.response.send_message(tr("perm.missing", perms=names),
-                                                    ephemeral=True)
-            return False
-        # The server's own rules (/calico admin): its games channel, who may start games.
-        server = await self.bot.manager.server_settings(interaction.guild.id)
-        refusal = hosting.start_refusal(tr, interaction, server)
+        refusal = hosting.permission_refusal(tr, interaction)
+        if refusal is None:
+            # The server's own rules (/calico admin): its games channel, who may start games.
+            server = await self.bot.manager.server_settings(interaction.guild.id)
+            refusal = hosting.start_refusal(tr, interaction, server)
         if refusal is not None:
-            await interaction.response.send_message(refusal, ephemeral=True)
+            await respond.refuse_text(interaction, refusal)
             return False
         return True
 
@@ -125,11 +117,13 @@ class Lobby(CalicoCog):
                            computers=L("opt.computers"), level=L("opt.level"),
                            turn_hours=L("opt.turn_hours"), timeout=L("opt.timeout"),
                            first=L("opt.first"), scenario=L("opt.scenario_any"),
-                           hints=L("hint.option"))
+                           hints=L("hint.option"), cat1=L("opt.cat"), cat2=L("opt.cat"),
+                           cat3=L("opt.cat"))
     @app_commands.choices(setup=SETUP_CHOICES, variant=VARIANT_CHOICES,
                           restriction=RESTRICTION_CHOICES, level=LEVEL_CHOICES,
                           turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES, first=FIRST_CHOICES,
-                          scenario=SCENARIO_CHOICES, hints=HINT_CHOICES)
+                          scenario=SCENARIO_CHOICES, hints=HINT_CHOICES, cat1=CAT_CHOICES,
+                          cat2=CAT_CHOICES, cat3=CAT_CHOICES)
     @app_commands.guild_only()
     async def start(
         self,
@@ -145,6 +139,9 @@ class Lobby(CalicoCog):
         first: str = "random",
         scenario: int | None = None,
         hints: str = "off",
+        cat1: str | None = None,
+        cat2: str | None = None,
+        cat3: str | None = None,
     ) -> None:
         if not await self._check_place(interaction):
             return
@@ -156,7 +153,7 @@ class Lobby(CalicoCog):
             options = start_options(players=players, setup=setup, variant=variant,
                                     restriction=restriction, computers=computers, level=level,
                                     turn_hours=turn_hours, timeout=timeout, first=first,
-                                    scenario=scenario, hints=hints)
+                                    scenario=scenario, hints=hints, cats=(cat1, cat2, cat3))
         except BadOptionError as e:
             await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
@@ -183,17 +180,22 @@ class Lobby(CalicoCog):
 
     @app_commands.command(name="solo", description=L("cmd.solo"))
     @app_commands.describe(scenario=L("opt.scenario"), setup=L("opt.setup"),
-                           restriction=L("opt.restriction"))
+                           restriction=L("opt.restriction"), cat1=L("opt.cat"),
+                           cat2=L("opt.cat"), cat3=L("opt.cat"))
     @app_commands.choices(scenario=SCENARIO_CHOICES, setup=SETUP_CHOICES,
-                          restriction=RESTRICTION_CHOICES)
+                          restriction=RESTRICTION_CHOICES, cat1=CAT_CHOICES, cat2=CAT_CHOICES,
+                          cat3=CAT_CHOICES)
     @app_commands.guild_only()
     async def solo(self, interaction: discord.Interaction[Any], scenario: int | None = None,
-                   setup: str = "standard", restriction: str = "none") -> None:
+                   setup: str = "standard", restriction: str = "none",
+                   cat1: str | None = None, cat2: str | None = None,
+                   cat3: str | None = None) -> None:
         if not await self._check_place(interaction):
             return
         tr = Text(interaction.locale)
         try:
-            options = solo_options(scenario=scenario, setup=setup, restriction=restriction)
+            options = solo_options(scenario=scenario, setup=setup, restriction=restriction,
+                                   cats=(cat1, cat2, cat3))
         except BadOptionError as e:
             await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
@@ -209,7 +211,11 @@ class Lobby(CalicoCog):
                 host, guild.id, channel.id, options, open_thread=True, start=True)
             crash_point("solo.created")
             game = await self._wait_for_thread(game.id)
-            return self._opened(tr, game, "lobby.solo_opened", None)
+            out = self._opened(tr, game, "lobby.solo_opened", None)
+            if scenario is None:  # the rulebook's path through the scenarios: the next one
+                out.content += await progress_ui.scenario_suggestion(tr, self.bot.manager,
+                                                                     host.id)
+            return out
 
         await respond.reply(interaction, work(), ephemeral=False)
 

@@ -28,7 +28,8 @@ class Progress(CalicoCog):
 
         async def work() -> Outgoing:
             return await progress_ui.achievements_message(tr, self.bot.manager, target.id,
-                                                          target.display_name)
+                                                          target.display_name,
+                                                          path=not target.bot)
 
         await respond.reply(interaction, work(), ephemeral=True)
 
@@ -43,7 +44,7 @@ class Progress(CalicoCog):
             info = await progress_ui.finished_game(self.bot.manager, uid,
                                                    interaction.channel_id, game)
             if not progress_ui.allowed_to_see(info, uid, interaction.guild_id):
-                raise ManagerError("not_a_player")
+                raise ManagerError("unknown_game")  # as if it did not exist (issue 20)
             return await progress_ui.replay_message(tr, self.bot.manager, info.id)
 
         # Posted for the channel to see (a replay is public information), drawn meanwhile.

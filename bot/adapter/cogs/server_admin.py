@@ -39,7 +39,8 @@ class ServerAdmin(CalicoCog):
                            turn_hours=L("opt.default_turn_hours"),
                            timeout=L("opt.default_timeout"), ping_role=L("opt.ping_role"),
                            language=L("opt.language"),
-                           challenge_channel=L("opt.challenge_channel"), reset=L("opt.reset"))
+                           challenge_channel=L("opt.challenge_channel"), reset=L("opt.reset"),
+                           tournament_role=L("opt.tournament_role"))
     @app_commands.choices(turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES,
                           language=LANGUAGE_CHOICES, reset=RESET_CHOICES)
     @app_commands.guild_only()
@@ -54,6 +55,7 @@ class ServerAdmin(CalicoCog):
         language: str | None = None,
         challenge_channel: discord.TextChannel | None = None,
         reset: str | None = None,
+        tournament_role: discord.Role | None = None,
     ) -> None:
         tr = Text(interaction.locale)
         guild = interaction.guild
@@ -93,6 +95,11 @@ class ServerAdmin(CalicoCog):
             changes["language"] = None if language == "host" else language
         if challenge_channel is not None:
             changes["challenge_channel_id"] = challenge_channel.id
+        if tournament_role is not None:
+            # Kept beside the settings (bot.core.servers keeps keys it does not know); the
+            # tournament cog reads it. @everyone: server managers only again.
+            changes["tournament_role_id"] = None if tournament_role.id == guild.id \
+                else tournament_role.id
         notes: list[str] = []
         if ping_role is not None and not ping_role.mentionable \
                 and not interaction.app_permissions.mention_everyone:

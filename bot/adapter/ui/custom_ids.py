@@ -31,6 +31,8 @@ working): ``tests/adapter/ui/test_custom_id_table.py`` pins every kind's encodin
 ``calico:pick:<game>:<seat>``              score sheet: the winner fills another normal row
 ``calico:hint:<game>:<ply>[:y]``           turn: hints (``y``: confirmed, the game gets marked)
 ``calico:rv:<game>``                       score sheet: review my game (ephemeral)
+``calico:tj:<tournament>``                 tournament sign-up: join
+``calico:tl:<tournament>``                 tournament sign-up: leave (withdraw once it runs)
 =========================================  ===============================================
 """
 
@@ -118,6 +120,7 @@ CELL: Final = Part("cell", "[A-E][1-5]", read=str)
 SLOT: Final = Part("slot", "[0-9x]", read=_slot, write=_write_slot)
 SEAT: Final = Part("seat", "[0-3]")
 CONFIRMED: Final = Part("confirmed", "y", group="ok", flag=True)
+TOURNAMENT: Final = Part("tournament", "[0-9]{1,20}")
 
 
 # --------------------------------------------------------------------------- widgets
@@ -321,6 +324,18 @@ class HintId(CustomId):
 @dataclass(frozen=True, slots=True)
 class ReviewId(CustomId):
     game: int
+
+
+@declare("tj", TOURNAMENT, widget=Button("Join", "success"))
+@dataclass(frozen=True, slots=True)
+class TournamentJoinId(CustomId):
+    tournament: int
+
+
+@declare("tl", TOURNAMENT, widget=Button("Leave"))
+@dataclass(frozen=True, slots=True)
+class TournamentLeaveId(CustomId):
+    tournament: int
 
 
 # --------------------------------------------------------------------------- derived

@@ -33,10 +33,12 @@ async def wants_words(manager: Manager, user_id: int) -> bool:
     return (await manager.get_settings(user_id)).describe
 
 
-def dm_parts(tr: Text, out: Outgoing) -> list[str]:
+def dm_parts(tr: Text, out: Outgoing, limit: int = describe.MESSAGE_CONTENT_LIMIT
+             ) -> list[str]:
     """The contents of a DM with its pictures in words: the message's own content (and as
-    much of the description as fits), then the rest of the description in more messages."""
-    return describe.message_parts(tr, out.content, long_text(out))
+    much of the description as fits), then the rest of the description in more messages, each
+    within ``limit``."""
+    return describe.message_parts(tr, out.content, long_text(out), limit)
 
 
 def fitted(tr: Text, out: Outgoing) -> Outgoing:

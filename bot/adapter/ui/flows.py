@@ -21,6 +21,7 @@ from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
+from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.words.catalogue import Text
@@ -73,14 +74,20 @@ async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -
 
 async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemoveId,
                        values: list[str]) -> None:
-    """The host removes a computer seat (anyone else gets a private refusal)."""
+    """The host removes a computer seat (value: its seat) or someone who joined (value:
+    ``u<user id>``, who may then not join again); anyone else gets a private refusal."""
     bot = app_of(interaction)
 
     async def work() -> Outgoing:
-        seat = options.whole_number(values[0] if values else "")
-        if seat is None:
+        value = values[0] if values else ""
+        person = options.whole_number(value[1:]) if value.startswith("u") else None
+        seat = None if person is not None else options.whole_number(value)
+        if person is not None:
+            game = await bot.manager.remove_person(cid.game, interaction.user.id, person)
+        elif seat is not None:
+            game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
+        else:
             raise ManagerError("stale")
-        game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
         tr = await bot.thread_text(game)
         return await progress_ui.lobby_message(tr, bot.manager, game)
 
@@ -257,6 +264,8 @@ ROUTES: dict[type[ids.CustomId], Handler] = {
     ids.PickId: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
     ids.HintId: lambda it, ix: review_ui.hint_click(ix, it.cid),
     ids.ReviewId: lambda it, ix: review_ui.review_click(ix, it.cid),
+    ids.TournamentJoinId: lambda it, ix: tournament_ui.join_click(ix, it.cid),
+    ids.TournamentLeaveId: lambda it, ix: tournament_ui.leave_click(ix, it.cid),
 }
 
 

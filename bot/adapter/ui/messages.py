@@ -43,8 +43,11 @@ def lobby_message(tr: Text, game: GameInfo, ping_role: int | None = None) -> Out
     open_ = game.status is GameStatus.LOBBY
     computers = [(s.seat, posts.remove_computer_label(tr, s))
                  for s in game.seats if s.ai_level is not None]
+    # People who joined, for the host to remove (never the host: they leave with Leave).
+    people = [(s.user_id, posts.remove_computer_label(tr, s)) for s in game.seats
+              if s.ai_level is None and s.user_id is not None and s.user_id != game.host_id]
     view = views.lobby_view(tr, game.id, pet=game.options.first.value == "pet", open_=open_,
-                            computers=computers)
+                            computers=computers, people=people)
     out = Outgoing(posts.lobby_text(tr, game), view=view)
     if ping_role is not None and open_:
         out.content = posts.with_role_ping(tr, ping_role, out.content)

@@ -21,6 +21,7 @@ from typing import Any
 import discord
 
 import render
+from bot.adapter import hosting
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, items, messages, respond, views
@@ -32,7 +33,9 @@ from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.words import answers, describe, markup, terms
 from bot.words import progress as progress_words
 from bot.words.catalogue import Text
+from bot.words.replies import reply_for
 from data import Catalog
+from engine.achievements import scenario_path
 from engine.events import ScenarioResult
 from engine.views import public_view
 
@@ -136,10 +139,33 @@ async def _wait_for_thread(manager: Manager, game_id: int, timeout: float = 5.0)
         delay = min(0.5, delay * 1.5)
 
 
+async def rematch_refusal(tr: Text, manager: Manager, interaction: discord.Interaction[Any],
+                          game_id: int) -> str | None:
+    """Why this click may not open a rematch (None: it may). A rematch opens a public thread
+    in the finished game's channel, pinging people, exactly as ``/calico start`` would there:
+    the same checks (the bot's and the person's permissions, the server's games channel and
+    starter role)."""
+    try:
+        game = await manager.get_game(game_id)
+    except ManagerError as e:
+        return reply_for(tr, e)
+    if interaction.guild_id is None or interaction.guild_id != game.guild_id:
+        return tr("start.text_channel_only")
+    refusal = hosting.permission_refusal(tr, interaction)
+    if refusal is None:
+        server = await manager.server_settings(game.guild_id)
+        refusal = hosting.start_refusal(tr, interaction, server, channel_id=game.channel_id)
+    return refusal
+
+
 async def rematch_click(interaction: discord.Interaction[Any], cid: ids.RematchId) -> None:
     bot = app_of(interaction)
     tr = Text(interaction.locale)
     me = user_ref(interaction)
+    refusal = await rematch_refusal(tr, bot.manager, interaction, cid.game)
+    if refusal is not None:
+        await respond.refuse_text(interaction, refusal)  # the start allowance is given back
+        return
     bot.locales.remember(me.id, me.locale)
 
     async def work() -> Outgoing:
@@ -216,7 +242,7 @@ async def replay_click(interaction: discord.Interaction[Any], cid: ids.ReplayId)
     async def work() -> Outgoing:
         game = await bot.manager.get_game(cid.game)
         if not allowed_to_see(game, interaction.user.id, interaction.guild_id):
-            raise ManagerError("not_a_player")
+            raise ManagerError("unknown_game")  # as if it did not exist (issue 20)
         return await replay_message(tr, bot.manager, cid.game)
 
     await respond.reply(interaction, work(), ephemeral=True, defer_first=True)
@@ -258,8 +284,9 @@ async def finished_autocomplete(manager: Manager, user_id: int, current: str,
 
 
 async def achievements_message(tr: Text, manager: Manager, user_id: int,
-                               name: str) -> Outgoing:
-    """``/calico achievements``: the progress track as a picture, and in words."""
+                               name: str, *, path: bool = True) -> Outgoing:
+    """``/calico achievements``: the progress track as a picture, and in words; with ``path``
+    (not for a bot account, which plays no scenarios), the next scenario on the solo path."""
     mine = await progress.achievements_of(manager, user_id)
     chart = manager.catalog.achievements
     lines = [tr("progress.achievements.title", name=markup.name(name)),
@@ -269,6 +296,8 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
         lines.append(tr("progress.achievements.latest", names=", ".join(latest)))
     else:
         lines.append(tr("progress.achievements.none"))
+    if path:
+        lines.append(progress_words.scenario_path_line(tr, scenario_path(chart, mine.ids)))
     labels = {k: tr(f"achievements.image.{k}") for k in render.ACHIEVEMENT_LABELS}
     png = await images.draw(render.render_achievements, chart, mine.ids, name=name,
                                   labels=labels)
@@ -278,6 +307,14 @@ async def achievements_message(tr: Text, manager: Manager, user_id: int,
         total=mine.position.total,
         title=progress_words.title_name(tr, manager.catalog, mine.position.title)))
     return out
+
+
+async def scenario_suggestion(tr: Text, manager: Manager, user_id: int) -> str:
+    """A line for ``/calico solo`` played without a scenario: the next one on the person's
+    path ("" once every scenario is passed)."""
+    mine = await progress.achievements_of(manager, user_id)
+    path = scenario_path(manager.catalog.achievements, mine.ids)
+    return "" if path.next is None else "\n" + tr("progress.path.suggest", next=path.next)
 
 
 # --------------------------------------------------------------------------- ratings

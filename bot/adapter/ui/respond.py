@@ -26,7 +26,7 @@ from typing import Any
 
 import discord
 
-from bot.adapter import telemetry
+from bot.adapter import cooldowns, telemetry
 from bot.adapter.ui import described
 from bot.adapter.ui.outgoing import Outgoing
 from bot.ops.metrics import Metrics, Outcome
@@ -75,6 +75,7 @@ def _error_text(tr: Text, exc: BaseException) -> tuple[str, Outcome]:
 
 async def _private(interaction: discord.Interaction[Any], text: str,
                    outcome: Outcome = "refused") -> None:
+    cooldowns.give_back(interaction)  # refused work uses up no start allowance
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

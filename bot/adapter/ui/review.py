@@ -186,7 +186,8 @@ async def hint_click(interaction: discord.Interaction[Any], cid: ids.HintId) -> 
         if not cid.confirmed:
             game = await bot.manager.get_game(cid.game)
             _check_hint(game, uid, cid.ply)
-            if not game.hints_used:
+            # Asked once per seat: each person's own achievements are at stake.
+            if game.seat_of(uid) not in game.hinted:
                 return Outgoing(tr("hint.confirm"), view=confirm_view(tr, cid.game, cid.ply))
         return hints_message(tr, await service.hints(cid.game, uid, cid.ply))
 

@@ -45,9 +45,11 @@ class SourceChoice:
 
 
 def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True,
-               computers: Sequence[tuple[int, str]] = ()) -> ItemsView | None:
+               computers: Sequence[tuple[int, str]] = (),
+               people: Sequence[tuple[int, str]] = ()) -> ItemsView | None:
     """Join / Leave / Add computer / Start / Cancel (and the pet-a-cat race); with computer
-    seats, (seat, label) each, the host's select to remove one of them."""
+    seats, (seat, label) each, or people who joined, (user id, label) each, the host's select
+    to remove one of them."""
     if not open_:
         return None
     view = ItemsView()
@@ -64,11 +66,14 @@ def lobby_view(tr: Text, game: int, *, pet: bool, open_: bool = True,
     if pet:
         view.add_item(items.button(ids.LobbyId("pet", game), tr("lobby.pet"),
                                    discord.ButtonStyle.secondary, row=2, emoji="🐈"))
-    if computers:
+    if computers or people:
         options = [discord.SelectOption(label=clip(label, 100), value=str(seat), emoji="🤖")
-                   for seat, label in computers[:MAX_OPTIONS]]
-        view.add_item(items.select(ids.LobbyRemoveId(game), tr("lobby.remove_cpu"),
-                                   options, row=3))
+                   for seat, label in computers]
+        options += [discord.SelectOption(label=clip(label, 100), value=f"u{user}", emoji="🚪")
+                    for user, label in people]
+        placeholder = tr("lobby.remove_someone" if people else "lobby.remove_cpu")
+        view.add_item(items.select(ids.LobbyRemoveId(game), placeholder,
+                                   options[:MAX_OPTIONS], row=3))
     return view
 
 

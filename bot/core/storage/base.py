@@ -40,6 +40,7 @@ from bot.core.storage.rows import (
     AchievementRow,
     ChallengeRow,
     DuplicateEntryError,
+    EntrantRow,
     EntryRow,
     GameRow,
     GameWrite,
@@ -57,19 +58,60 @@ from bot.core.storage.rows import (
     SeatRow,
     StaleWriteError,
     StorageError,
+    TableRow,
     TimerRow,
     TotalsRow,
+    TournamentRow,
+    TournamentWrite,
     UserRow,
 )
 
 __all__ = [
-    "ACTIVE_STATUSES", "FINAL_STATUSES", "GAME_COLUMNS", "NEW_GAME_COLUMNS", "TABLES", "THREAD",
-    "USER_COLUMNS", "AchievementRow", "ChallengeRow", "ChallengeStore", "DuplicateEntryError",
-    "EntryRow", "GameChanged", "GameRow", "GameStore", "GameWrite", "Lane", "MaintenanceStore",
-    "MoveRow", "NewGame", "NoticeDraft", "NoticeStatus", "OutboxStats", "OutboxStore",
-    "PlayerStore", "RatingKey", "RatingRow", "RatingUpdate", "ResultRow", "ReviewRow",
-    "ReviewStore", "SeatRow", "ServerStore", "StaleWriteError", "StorageError", "Store",
-    "TimerRow", "TimerStore", "TotalsRow", "UserRow",
+    "ACTIVE_STATUSES",
+    "FINAL_STATUSES",
+    "GAME_COLUMNS",
+    "NEW_GAME_COLUMNS",
+    "TABLES",
+    "THREAD",
+    "USER_COLUMNS",
+    "AchievementRow",
+    "ChallengeRow",
+    "ChallengeStore",
+    "DuplicateEntryError",
+    "EntrantRow",
+    "EntryRow",
+    "GameChanged",
+    "GameRow",
+    "GameStore",
+    "GameWrite",
+    "Lane",
+    "MaintenanceStore",
+    "MoveRow",
+    "NewGame",
+    "NoticeDraft",
+    "NoticeStatus",
+    "OutboxStats",
+    "OutboxStore",
+    "PlayerStore",
+    "RatingKey",
+    "RatingRow",
+    "RatingUpdate",
+    "ResultRow",
+    "ReviewRow",
+    "ReviewStore",
+    "SeatRow",
+    "ServerStore",
+    "StaleWriteError",
+    "StorageError",
+    "Store",
+    "TableRow",
+    "TimerRow",
+    "TimerStore",
+    "TotalsRow",
+    "TournamentRow",
+    "TournamentStore",
+    "TournamentWrite",
+    "UserRow",
 ]
 
 GameChanged = Callable[[int, int], None]  # (game id, version) written by another process
@@ -141,7 +183,8 @@ class OutboxStore(Protocol):
     @abc.abstractmethod
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
         """Up to ``limit`` lanes with work due, longest-waiting first, leased to ``owner`` until
-        ``now + lease_ms``; a lane leased to someone else is taken only once its lease ran out."""
+        ``now + lease_ms``; a lane leased to someone else is taken only once its lease ran out.
+        A lane whose last serve never gave it back (its process died) comes with ``since``."""
 
     @abc.abstractmethod
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
@@ -154,8 +197,14 @@ class OutboxStore(Protocol):
         the notice in flight). False if it was no longer pending."""
 
     @abc.abstractmethod
-    async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
-        """One more failed attempt; the notice (and its lane) wait until ``due``."""
+    async def retry_notice(self, notice_id: int, due: int, error: str, *,
+                           sent_at: int | None = None) -> None:
+        """One more failed attempt; the notice (and its lane) wait until ``due``. ``sent_at``:
+        when that attempt began (kept if an earlier one is: it may have reached Discord)."""
+
+    @abc.abstractmethod
+    async def mark_sent(self, notice_id: int, at: int) -> None:
+        """The notice may be in Discord since ``at`` without being recorded (kept if earlier)."""
 
     @abc.abstractmethod
     async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:
@@ -221,7 +270,9 @@ class PlayerStore(Protocol):
 
     @abc.abstractmethod
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
-                          ) -> list[TotalsRow]: ...
+                          ) -> list[TotalsRow]:
+        """The most wins (then the best average) in one server (0: every server), leaving out
+        the games of weekly challenges whose week is still open (issue #20)."""
 
     @abc.abstractmethod
     async def best_without(self, user_id: int, guild_id: int, game_id: int) -> int | None:
@@ -291,6 +342,49 @@ class ChallengeStore(Protocol):
     async def close_challenge(self, week: str, now: int, notices: Sequence[NoticeDraft]) -> bool:
         """Close the week once (False if it was closed already, by anyone) and queue its
         summaries in the same transaction."""
+
+
+class TournamentStore(Protocol):
+    """Tournaments (issue #23): versioned rows, their entrants and tables. Every step is one
+    :meth:`write_tournament` (StaleWriteError when another process took it first)."""
+
+    @abc.abstractmethod
+    async def create_tournament(self, row: TournamentRow,
+                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
+        """Store a new tournament (``row.id`` ignored) with the notices ``notices`` makes from
+        its id, in one transaction; returns the id."""
+
+    @abc.abstractmethod
+    async def tournament(self, tournament_id: int) -> TournamentRow | None: ...
+
+    @abc.abstractmethod
+    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
+        """A server's tournaments, newest first."""
+
+    @abc.abstractmethod
+    async def due_tournaments(self, now: int) -> list[TournamentRow]:
+        """Sign-ups whose start time came, and every running tournament."""
+
+    @abc.abstractmethod
+    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
+        """In sign-up order."""
+
+    @abc.abstractmethod
+    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
+        """Every table of every round, in order."""
+
+    @abc.abstractmethod
+    async def table_of_game(self, game_id: int) -> TableRow | None:
+        """The tournament table a game is played at (None: not a tournament game)."""
+
+    @abc.abstractmethod
+    async def open_tables(self, tournament_id: int, round_no: int) -> int:
+        """Tables of the round without a game yet (byes aside) or whose game goes on."""
+
+    @abc.abstractmethod
+    async def write_tournament(self, write: TournamentWrite) -> int:
+        """Apply one step in one transaction (StaleWriteError if the version moved); returns
+        the notices queued."""
 
 
 class ReviewStore(Protocol):
@@ -383,7 +477,7 @@ class MaintenanceStore(Protocol):
 
 
 class Store(GameStore, OutboxStore, TimerStore, PlayerStore, ChallengeStore, ReviewStore,
-            ServerStore, MaintenanceStore, abc.ABC):
+            ServerStore, MaintenanceStore, TournamentStore, abc.ABC):
     """Every role at once: what a backend implements. Each method is one transaction (or one
     read)."""
 

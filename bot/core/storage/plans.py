@@ -10,7 +10,7 @@ notification to other processes at the end (PostgreSQL).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.core.storage import sql
@@ -29,6 +29,8 @@ from bot.core.storage.rows import (
     ResultRow,
     ReviewRow,
     StaleWriteError,
+    TournamentRow,
+    TournamentWrite,
     UserRow,
 )
 from bot.core.storage.steps import (
@@ -76,6 +78,10 @@ def create_game(g: NewGame) -> Plan[tuple[int, int]]:
             yield from execute(sql.INSERT_ENTRY, e.week, e.user_id, game_id, e.guild_id)
         except ConflictError:
             raise DuplicateEntryError(f"{e.user_id} already played {e.week}") from None
+    if g.tournament_table is not None:
+        tournament, round_no, table = g.tournament_table
+        if (yield from execute(sql.LINK_TABLE, game_id, tournament, round_no, table)) != 1:
+            raise StaleWriteError(f"table {g.tournament_table} has its game already")
     yield from notify(f"g:{game_id}:0" + (":n" if queued else ""))
     return game_id, queued
 
@@ -242,3 +248,47 @@ def save_review(r: ReviewRow) -> Plan[ReviewRow]:
     row = yield from fetch_one(sql.REVIEW, r.game_id, r.seat)
     assert row is not None
     return sql.review_row(row)
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+def create_tournament(t: TournamentRow,
+                      notices: Callable[[int], Sequence[NoticeDraft]]) -> Plan[int]:
+    """A new tournament and its first notices (``notices`` makes them from its id)."""
+    row = yield from fetch_one(
+        sql.INSERT_TOURNAMENT, t.guild_id, t.channel_id, t.organiser_id, t.name, t.format,
+        t.rounds, t.table_size, t.options, t.signup_ends_at, t.starts_at, t.round_hours,
+        t.status, t.created_at, t.updated_at)
+    assert row is not None
+    tid = int(row[0])
+    if (yield from queue(0, 0, notices(tid), t.created_at)):
+        yield from notify("n")
+    return tid
+
+
+def write_tournament(w: TournamentWrite) -> Plan[int]:
+    """One step of a tournament; returns the notices queued. StaleWriteError (nothing
+    written) when its version moved: another process took this step first."""
+    tid = w.tournament_id
+    if (yield from execute(sql.update_tournament(list(w.columns)), *w.columns.values(), w.now,
+                           tid, w.expect_version)) != 1:
+        raise StaleWriteError(f"tournament {tid} is no longer at version {w.expect_version}")
+    for user_id in w.remove_entrants:
+        yield from execute(sql.DELETE_ENTRANT, tid, user_id)
+    if w.add_entrants:
+        yield from execute_many(sql.INSERT_ENTRANT, [
+            (e.tournament_id, e.user_id, e.name, e.joined_at, e.withdrawn)
+            for e in w.add_entrants])
+    for user_id, round_no in w.withdraw:
+        yield from execute(sql.WITHDRAW_ENTRANT, round_no, tid, user_id)
+    if w.tables:
+        yield from execute_many(sql.INSERT_TABLE, [
+            (t.tournament_id, t.round, t.table_no, t.players, t.game_id, t.outcome)
+            for t in w.tables])
+    for round_no, table, outcome in w.outcomes:
+        yield from execute(sql.SET_OUTCOME, outcome, tid, round_no, table)
+    queued = (yield from queue(0, 0, w.notices, w.now)) if w.notices else 0
+    if queued:
+        yield from notify("n")
+    return queued

@@ -17,11 +17,14 @@ ACTIVE_STATUSES = ("lobby", "draft", "play")
 # Columns a GameWrite may set: names are interpolated into SQL, so only these are accepted.
 GAME_COLUMNS = frozenset({
     "status", "thread_id", "lobby_message_id", "host_id", "first_user_id", "engine_options",
-    "state", "ply", "deadline_at", "end_reason", "flags",
+    "state", "ply", "deadline_at", "end_reason", "flags", "options",
 })
 NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options", "rematch_of",
                                    "challenge_week"}
 USER_COLUMNS = frozenset({"reminders", "dm_closed_at", "last_reminder_at", "describe"})
+# Columns a TournamentWrite may set (interpolated into SQL like GAME_COLUMNS).
+TOURNAMENT_COLUMNS = frozenset({"status", "round", "rounds", "round_deadline_at",
+                                "signup_ends_at", "starts_at", "message_id"})
 THREAD = 0  # the recipient of a lane that posts in the game's thread (user ids are never 0)
 
 
@@ -240,10 +243,15 @@ class ReviewRow:
 
 @dataclass(frozen=True, slots=True)
 class Lane:
-    """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id)."""
+    """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id).
+
+    ``since`` (ms, not part of the lane's identity): set when the claim found the lane's last
+    serve never ended (its process died), and when that serve began; its first pending notice
+    may then be in Discord already."""
 
     game_id: int
     recipient: int
+    since: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,9 +301,75 @@ class NewGame:
     timers: list[TimerRow] = field(default_factory=list)
     # The person's attempt at this week's challenge (DuplicateEntryError if they have one).
     challenge_entry: EntryRow | None = None
+    # The tournament table this game is played at (tournament, round, table): linked in the
+    # same transaction, and StaleWriteError (nothing written) if it has its game already.
+    tournament_table: tuple[int, int, int] | None = None
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    id: int
+    guild_id: int
+    channel_id: int
+    organiser_id: int
+    name: str
+    format: str  # "swiss" | "round_robin"
+    rounds: int
+    table_size: int
+    options: str  # LobbyOptions JSON
+    signup_ends_at: int
+    starts_at: int
+    round_hours: float
+    status: str  # signup | running | paused | over | cancelled
+    round: int
+    round_deadline_at: int | None
+    message_id: int | None
+    version: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantRow:
+    tournament_id: int
+    user_id: int
+    name: str
+    joined_at: int
+    withdrawn: int | None = None  # the round after which they left (None: still in)
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    tournament_id: int
+    round: int
+    table_no: int
+    players: str  # JSON list of user ids (one: a bye)
+    game_id: int | None = None
+    outcome: str | None = None  # JSON {"points": [...], "scores": [...]} once scored
+
+
+@dataclass(slots=True)
+class TournamentWrite:
+    """One step of a tournament in one transaction: the row at ``expect_version`` (else
+    :class:`StaleWriteError`) with its entrants, tables and notices."""
+
+    tournament_id: int
+    expect_version: int
+    now: int
+    columns: dict[str, Any] = field(default_factory=dict)
+    add_entrants: list[EntrantRow] = field(default_factory=list)
+    remove_entrants: list[int] = field(default_factory=list)
+    withdraw: list[tuple[int, int]] = field(default_factory=list)  # (user id, round)
+    tables: list[TableRow] = field(default_factory=list)
+    outcomes: list[tuple[int, int, str]] = field(default_factory=list)  # (round, table, json)
+    notices: list[NoticeDraft] = field(default_factory=list)
 
 
 # The tables a copy moves, parents first (foreign keys hold at every step).
 TABLES = ("games", "seats", "moves", "outbox", "lanes", "timers", "users", "results",
           "player_totals", "app_state", "achievements", "ratings", "challenges",
-          "challenge_entries", "reviews", "guild_settings")
+          "challenge_entries", "reviews", "guild_settings", "tournaments",
+          "tournament_entrants", "tournament_tables")

@@ -18,6 +18,7 @@ from bot.core.storage.rows import (
     GAME_COLUMNS,
     NEW_GAME_COLUMNS,
     TABLES,
+    TOURNAMENT_COLUMNS,
     USER_COLUMNS,
     ChallengeRow,
     EntryRow,
@@ -27,7 +28,9 @@ from bot.core.storage.rows import (
     ResultRow,
     ReviewRow,
     SeatRow,
+    TableRow,
     TimerRow,
+    TournamentRow,
     UserRow,
 )
 from bot.core.storage.steps import Batch, Claim, Row
@@ -44,7 +47,7 @@ TIMER_FIELDS = "game_id, kind, seat, due_at, deadline_at, reminders, failures"
 NOTICE_FIELDS = (
     "o.id, o.game_id, o.kind, o.user_id, o.ply, o.payload, o.key, o.attempts, o.created_at, "
     "coalesce(g.guild_id, 0), coalesce(g.channel_id, o.channel_id, 0), g.thread_id, o.status, "
-    "o.message_id")
+    "o.message_id, o.sent_at")
 NOTICE_FROM = "outbox o LEFT JOIN games g ON g.id = o.game_id"
 USER_FIELDS = "user_id, name, locale, reminders, dm_closed_at, last_reminder_at, describe"
 RESULT_FIELDS = ("game_id, seat, user_id, guild_id, total, place, win, counted, breakdown, "
@@ -63,6 +66,8 @@ PRIMARY_KEYS = {
     "results": "game_id, seat", "player_totals": "guild_id, user_id", "app_state": "key",
     "achievements": "user_id, achievement", "ratings": "scope, player", "challenges": "week",
     "challenge_entries": "week, user_id", "reviews": "game_id, seat", "guild_settings": "guild_id",
+    "tournaments": "id", "tournament_entrants": "tournament_id, user_id",
+    "tournament_tables": "tournament_id, round, table_no",
 }
 
 
@@ -194,11 +199,17 @@ IDLE_GAME_LANES = ("UPDATE lanes SET next_due = NULL, owner = NULL, lease_until 
 # Due lanes, longest-waiting first, leased to one claimer (see steps.Claim).
 
 
+# ``served_since`` is kept when already set (a serve that never gave the lane back: its
+# process died); a lane claimed back with it earlier than ``now`` may have a notice in flight
+# (SQLite returns the value before the claim, PostgreSQL after: either is read that way).
+
+
 def claim_lanes(owner: str, now: int, lease_until: int, limit: int) -> Claim:
-    return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient"),
+    return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient", "served_since"),
                  "WHERE next_due <= ? ORDER BY next_due LIMIT ?",
-                 "owner = ?, lease_until = ?, next_due = ?",
-                 (now, limit), (owner, lease_until, lease_until))
+                 "owner = ?, lease_until = ?, next_due = ?, "
+                 "served_since = coalesce(served_since, ?)",
+                 (now, limit), (owner, lease_until, lease_until, now))
 
 
 LANE_NOTICES = (
@@ -207,8 +218,13 @@ LANE_NOTICES = (
 FINISH_NOTICE = (
     "UPDATE outbox SET status = ?, done_at = ?, attempts = attempts + 1, message_id = ?, "
     "last_error = coalesce(?, last_error) WHERE id = ? AND status = 'pending'")
-RETRY_NOTICE = ("UPDATE outbox SET attempts = attempts + 1, due_at = ?, last_error = ? "
-                "WHERE id = ? AND status = 'pending'")
+# A failed attempt may still have reached Discord (a timeout, a 5xx after the post): its time
+# is kept (the first one), so a retry past the nonce window looks before posting.
+RETRY_NOTICE = ("UPDATE outbox SET attempts = attempts + 1, due_at = ?, last_error = ?, "
+                "sent_at = coalesce(sent_at, ?) WHERE id = ? AND status = 'pending'")
+# A notice that may be out without being recorded (its lane's serve never ended, or was cut).
+MARK_SENT = ("UPDATE outbox SET sent_at = coalesce(sent_at, ?) "
+             "WHERE id = ? AND status = 'pending'")
 # A lease renewed by its holder: next_due moves with it, because a claim reads only next_due.
 RENEW_LANE = ("UPDATE lanes SET lease_until = ?, next_due = ? "
               "WHERE game_id = ? AND recipient = ? AND owner = ?")
@@ -218,8 +234,8 @@ RENEW_LANE = ("UPDATE lanes SET lease_until = ?, next_due = ? "
 LANE_OWNER = "SELECT owner FROM lanes WHERE game_id = ? AND recipient = ? FOR UPDATE"
 LANE_PENDING = ("SELECT 1 FROM outbox WHERE game_id = ? AND recipient = ? "
                 "AND status = 'pending' LIMIT 1")
-RELEASE_LANE = ("UPDATE lanes SET owner = NULL, lease_until = NULL, next_due = ? "
-                "WHERE game_id = ? AND recipient = ?")
+RELEASE_LANE = ("UPDATE lanes SET owner = NULL, lease_until = NULL, next_due = ?, "
+                "served_since = NULL WHERE game_id = ? AND recipient = ?")
 ALL_NOTICES = f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} ORDER BY o.id"
 GAME_NOTICES = f"SELECT {NOTICE_FIELDS} FROM {NOTICE_FROM} WHERE o.game_id = ? ORDER BY o.id"
 SKIP_DMS = ("UPDATE outbox SET status = 'skipped', done_at = ?, last_error = 'dm closed' "
@@ -283,9 +299,29 @@ TOTALS = _TOTALS + "WHERE t.guild_id = ? AND t.user_id = ?"
 BEST_WITHOUT = (
     "SELECT max(total) FROM results WHERE user_id = ? AND counted = 1 AND game_id <> ? "
     "AND (? = 0 OR guild_id = ?)")
+# The games of weekly challenges still open: their scores stay off the public boards until
+# the week closes (issue #20; a person's own /calico stats leaves them out the same way for
+# others, bot.core.queries.user_stats).
+_OPEN_CHALLENGE_GAMES = (
+    "SELECT e.game_id FROM challenge_entries e JOIN challenges c ON c.week = e.week "
+    "WHERE c.closed_at IS NULL")
+_HIDDEN = (
+    "SELECT r.user_id, count(*) AS games, sum(r.win) AS wins, sum(r.total) AS total "
+    f"FROM results r WHERE r.counted = 1 AND r.game_id IN ({_OPEN_CHALLENGE_GAMES}) "
+    "AND (? = 0 OR r.guild_id = ?) GROUP BY r.user_id")
+_GAMES = "(t.games - coalesce(h.games, 0))"
+_WINS = "(t.wins - coalesce(h.wins, 0))"
+_SUM = "(t.score_sum - coalesce(h.total, 0))"
+# Params: the scope four times (best, hidden), the scope, min games, limit.
 LEADERBOARD = (
-    _TOTALS + "WHERE t.guild_id = ? AND t.games >= ? "
-    "ORDER BY t.wins DESC, CAST(t.score_sum AS REAL) / NULLIF(t.games, 0) DESC, t.games DESC, "
+    f"SELECT t.guild_id, t.user_id, coalesce(u.name, ''), {_GAMES}, {_WINS}, {_SUM}, "
+    "CASE WHEN h.user_id IS NULL THEN t.best ELSE (SELECT max(r.total) FROM results r "
+    "WHERE r.user_id = t.user_id AND r.counted = 1 AND (? = 0 OR r.guild_id = ?) "
+    f"AND r.game_id NOT IN ({_OPEN_CHALLENGE_GAMES})) END "
+    "FROM player_totals t LEFT JOIN users u ON u.user_id = t.user_id "
+    f"LEFT JOIN ({_HIDDEN}) h ON h.user_id = t.user_id "
+    f"WHERE t.guild_id = ? AND {_GAMES} >= ? AND {_GAMES} > 0 "
+    f"ORDER BY {_WINS} DESC, CAST({_SUM} AS REAL) / NULLIF({_GAMES}, 0) DESC, {_GAMES} DESC, "
     "t.user_id LIMIT ?")
 ACHIEVEMENTS = (f"SELECT {ACHIEVEMENT_FIELDS} FROM achievements "
                 "WHERE user_id = ? ORDER BY earned_at, achievement")
@@ -354,6 +390,64 @@ def challenge_rank(week: str, guild_id: int | None, score: int
             f"WHERE week = ? AND score IS NOT NULL{guild}"), args
 
 
+# --------------------------------------------------------------------------- tournaments
+
+TOURNAMENT_FIELDS = (
+    "id, guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
+    "signup_ends_at, starts_at, round_hours, status, round, round_deadline_at, message_id, "
+    "version, created_at, updated_at")
+ENTRANT_FIELDS = "tournament_id, user_id, name, joined_at, withdrawn"
+TABLE_FIELDS = "tournament_id, round, table_no, players, game_id, outcome"
+NEW_TOURNAMENT_COLUMNS = (
+    "guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
+    "signup_ends_at, starts_at, round_hours, status, created_at, updated_at")
+INSERT_TOURNAMENT = (f"INSERT INTO tournaments ({NEW_TOURNAMENT_COLUMNS}) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
+TOURNAMENT = f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE id = ?"
+GUILD_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE guild_id = ? "
+                     "ORDER BY id DESC LIMIT ?")
+# Sign-ups whose start came, and every running tournament (their rounds are checked).
+DUE_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE "
+                   "(status = 'signup' AND starts_at <= ?) OR status = 'running' ORDER BY id")
+ENTRANTS = (f"SELECT {ENTRANT_FIELDS} FROM tournament_entrants WHERE tournament_id = ? "
+            "ORDER BY joined_at, user_id")
+INSERT_ENTRANT = f"INSERT INTO tournament_entrants ({ENTRANT_FIELDS}) VALUES (?, ?, ?, ?, ?)"
+DELETE_ENTRANT = "DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?"
+WITHDRAW_ENTRANT = ("UPDATE tournament_entrants SET withdrawn = ? "
+                    "WHERE tournament_id = ? AND user_id = ? AND withdrawn IS NULL")
+TABLES_OF = (f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE tournament_id = ? "
+             "ORDER BY round, table_no")
+INSERT_TABLE = f"INSERT INTO tournament_tables ({TABLE_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
+SET_OUTCOME = ("UPDATE tournament_tables SET outcome = ? "
+               "WHERE tournament_id = ? AND round = ? AND table_no = ?")
+# The game of a table, linked once (in the transaction that creates the game).
+LINK_TABLE = ("UPDATE tournament_tables SET game_id = ? "
+              "WHERE tournament_id = ? AND round = ? AND table_no = ? AND game_id IS NULL")
+TABLE_OF_GAME = f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE game_id = ?"
+# Tables of a round still to be played: no game yet (not a bye), or a game still going.
+OPEN_TABLES = (
+    "SELECT count(*) FROM tournament_tables t LEFT JOIN games g ON g.id = t.game_id "
+    "WHERE t.tournament_id = ? AND t.round = ? AND t.players LIKE '%,%' "
+    f"AND (t.game_id IS NULL OR g.status IN {ACTIVE})")
+
+
+def update_tournament(columns: Sequence[str]) -> str:
+    """The optimistic write of a tournament (see :func:`update_game`)."""
+    checked(columns, TOURNAMENT_COLUMNS, "tournament")
+    sets = "".join(f"{c} = ?, " for c in columns)
+    return (f"UPDATE tournaments SET {sets}version = version + 1, updated_at = ? "
+            "WHERE id = ? AND version = ?")
+
+
+def tournament_row(r: Row) -> TournamentRow:
+    return TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+                         float(r[11]), r[12], r[13], r[14], r[15], r[16], r[17], r[18])
+
+
+def table_row(r: Row) -> TableRow:
+    return TableRow(r[0], r[1], r[2], r[3], r[4], r[5])
+
+
 # --------------------------------------------------------------------------- reviews, servers
 
 INSERT_REVIEW = (f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
@@ -410,7 +504,7 @@ def notice_row(r: Row) -> Notice:
     return Notice(id=r[0], game_id=r[1], kind=NoticeKind(r[2]), user_id=r[3], ply=r[4],
                   payload=json.loads(r[5]), key=r[6], attempts=r[7], created_at=from_ms(r[8]),
                   guild_id=r[9], channel_id=r[10], thread_id=r[11], status=r[12],
-                  message_id=r[13])
+                  message_id=r[13], sent_at=None if r[14] is None else from_ms(r[14]))
 
 
 def user_row(r: Row) -> UserRow:

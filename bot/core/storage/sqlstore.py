@@ -11,7 +11,7 @@ locks across processes.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from bot.core.models import Notice
@@ -20,6 +20,7 @@ from bot.core.storage.base import Store
 from bot.core.storage.rows import (
     AchievementRow,
     ChallengeRow,
+    EntrantRow,
     EntryRow,
     GameRow,
     GameWrite,
@@ -32,8 +33,11 @@ from bot.core.storage.rows import (
     RatingRow,
     ResultRow,
     ReviewRow,
+    TableRow,
     TimerRow,
     TotalsRow,
+    TournamentRow,
+    TournamentWrite,
     UserRow,
 )
 from bot.core.storage.steps import Plan, Rollback
@@ -124,7 +128,9 @@ class SqlStore(Store):
     # -- outbox
     async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
         rows = await self.run(plans.claim(sql.claim_lanes(owner, now, now + lease_ms, limit)))
-        return [Lane(int(r[0]), int(r[1])) for r in rows]
+        # served_since before ``now``: the lane's last serve never ended (see sql.claim_lanes).
+        return [Lane(int(r[0]), int(r[1]), int(r[2]) if r[2] is not None and r[2] < now
+                     else None) for r in rows]
 
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
         rows = await self._rows(sql.LANE_NOTICES, lane.game_id, lane.recipient, limit)
@@ -136,8 +142,12 @@ class SqlStore(Store):
             status.value, now, message_id, None if error is None else error[:500], notice_id))
         return changed == 1
 
-    async def retry_notice(self, notice_id: int, due: int, error: str) -> None:
-        await self.execute(sql.RETRY_NOTICE, (due, error[:500], notice_id))
+    async def retry_notice(self, notice_id: int, due: int, error: str, *,
+                           sent_at: int | None = None) -> None:
+        await self.execute(sql.RETRY_NOTICE, (due, error[:500], sent_at, notice_id))
+
+    async def mark_sent(self, notice_id: int, at: int) -> None:
+        await self.execute(sql.MARK_SENT, (at, notice_id))
 
     async def renew_lane(self, lane: Lane, owner: str, now: int, lease_ms: int) -> bool:
         until = now + lease_ms
@@ -201,8 +211,9 @@ class SqlStore(Store):
 
     async def leaderboard(self, guild_id: int, limit: int, min_games: int = 1
                           ) -> list[TotalsRow]:
-        return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, guild_id, min_games,
-                                                         limit)]
+        scope = (guild_id, guild_id)
+        return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, *scope, *scope,
+                                                         guild_id, min_games, limit)]
 
     async def achievements(self, user_id: int) -> list[AchievementRow]:
         return [AchievementRow(*r) for r in await self._rows(sql.ACHIEVEMENTS, user_id)]
@@ -260,6 +271,44 @@ class SqlStore(Store):
         if closed and notices:
             self.notices_added.set()
         return closed
+
+    # -- tournaments
+    async def create_tournament(self, row: TournamentRow,
+                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
+        tid = await self._atomic(plans.create_tournament(row, notices))
+        self.notices_added.set()
+        return tid
+
+    async def tournament(self, tournament_id: int) -> TournamentRow | None:
+        r = await self._row(sql.TOURNAMENT, tournament_id)
+        return None if r is None else sql.tournament_row(r)
+
+    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
+        return [sql.tournament_row(r)
+                for r in await self._rows(sql.GUILD_TOURNAMENTS, guild_id, limit)]
+
+    async def due_tournaments(self, now: int) -> list[TournamentRow]:
+        return [sql.tournament_row(r) for r in await self._rows(sql.DUE_TOURNAMENTS, now)]
+
+    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
+        return [EntrantRow(*r) for r in await self._rows(sql.ENTRANTS, tournament_id)]
+
+    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
+        return [sql.table_row(r) for r in await self._rows(sql.TABLES_OF, tournament_id)]
+
+    async def table_of_game(self, game_id: int) -> TableRow | None:
+        r = await self._row(sql.TABLE_OF_GAME, game_id)
+        return None if r is None else sql.table_row(r)
+
+    async def open_tables(self, tournament_id: int, round_no: int) -> int:
+        r = await self._row(sql.OPEN_TABLES, tournament_id, round_no)
+        return int(r[0]) if r is not None else 0
+
+    async def write_tournament(self, write: TournamentWrite) -> int:
+        queued = await self._atomic(plans.write_tournament(write))
+        if queued:
+            self.notices_added.set()
+        return queued
 
     # -- reviews
     async def review(self, game_id: int, seat: int) -> ReviewRow | None:

@@ -18,6 +18,7 @@ from bot.words.catalogue import Text
 from bot.words.describe.fit import join
 from engine.config import GameConfig, Restriction
 from engine.hexgrid import NEIGHBOURS, cell_name
+from engine.progress import goal_progress
 from engine.tiles import EMPTY
 from engine.views import SeatView
 
@@ -161,8 +162,11 @@ def goal_status(tr: Text, seat: SeatView, config: GameConfig, index: int,
                               else tr("alt.goal.scores_nothing"))
     if not detail:
         return tr(f"alt.goal.can.{_which(by_color.state == 'open', by_pattern.state == 'open')}")
+    # What it may still give (engine.progress: the same ruling the picture draws).
+    left = goal_progress(config, q, seat.goals)[index]
+    worth = [tr("alt.goal.up_to", count=left.points)] if left.state == "open" else []
     return "; ".join((_need_text(tr, config, by_color, True),
-                      _need_text(tr, config, by_pattern, False)))
+                      _need_text(tr, config, by_pattern, False), *worth))
 
 
 def _which(colors: bool, patterns: bool) -> str:

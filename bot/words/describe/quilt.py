@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from bot.words import terms
 from bot.words.catalogue import Text
 from bot.words.describe.fit import Description, join, long_form, short_form
-from bot.words.describe.goals import goal_label, goal_lines, tile_of
+from bot.words.describe.goals import goal_label, goal_lines, pattern_of, tile_of
 from engine.config import GameConfig
 from engine.hexgrid import INNER, SIZE, cell_name, cell_of
+from engine.progress import growing_groups
 from engine.state import TURNS_PER_PLAYER
 from engine.tiles import EMPTY, GOAL
 from engine.views import SeatView
@@ -158,6 +159,25 @@ def row_lines(tr: Text, seat: SeatView, config: GameConfig, marks: Marks, style:
     return lines
 
 
+def progress_lines(tr: Text, seat: SeatView, config: GameConfig) -> list[str]:
+    """The pattern groups growing toward a cat, as the picture rings them (at most two per
+    cat, those that can still make it): ``Leo (stripes) 3 of 5 on B2, B3, B4``."""
+    groups = growing_groups(config, seat.quilt, [c for c, _ in seat.cats])
+    if not groups:
+        return []
+    words = []
+    for g in groups:
+        inner = sorted((c for c in g.cells if c in INNER), key=cell_name)
+        cells = [cell_name(c) for c in inner]
+        printed = len(g.cells) - len(inner)
+        if printed:
+            cells.append(tr("alt.progress.border", count=printed))
+        words.append(tr("alt.progress.group", cat=terms.cat_name(config.cats[g.cat].id),
+                        pattern=pattern_of(tr, config, g.pattern), size=g.size, need=g.need,
+                        cells=join(cells)))
+    return [tr("alt.progress.cats", groups="; ".join(words))]
+
+
 def quilt_forms(tr: Text, seat: SeatView, config: GameConfig, name: str | None,
                  marks: Marks) -> tuple[list[list[str]], list[str]]:
     """(short candidates, most detailed first; the long form's lines) for one quilt."""
@@ -167,18 +187,23 @@ def quilt_forms(tr: Text, seat: SeatView, config: GameConfig, name: str | None,
     if last is not None and last in INNER and seat.quilt[last] >= 0:
         # The alt text marks the cell in its row only; the long form also says it up front.
         long_head += " " + tr("alt.quilt.last", cell=cell_name(last))
+    growing = progress_lines(tr, seat, config)
     long = [long_head, tr("alt.quilt.layout"), *row_lines(tr, seat, config, marks, LONG),
-            *goal_lines(tr, seat, config, detail=True, values=True)]
+            *goal_lines(tr, seat, config, detail=True, values=True), *growing]
     short = []
     for style in SHORT_STYLES:
         rows = row_lines(tr, seat, config, marks, style)
         # What goals still need is worth more than the border, less than the tiles: the
         # first style keeps both, then each style is tried with needs, then without.
-        short.append([head, *rows, *goal_lines(tr, seat, config, detail=True, values=False)])
+        short.append([head, *rows, *goal_lines(tr, seat, config, detail=True, values=False),
+                      *growing])
         if not style.border:
             short.append([head, *rows,
-                          *goal_lines(tr, seat, config, detail=False, values=False)])
-    # Last resort before clipping: the header without its breakdown of points.
+                          *goal_lines(tr, seat, config, detail=False, values=False),
+                          *growing])
+    # Then without the groups growing toward a cat; last resort before clipping: the header
+    # without its breakdown of points.
+    short.append([head, *rows, *goal_lines(tr, seat, config, detail=False, values=False)])
     short.append([quilt_head(tr, seat, name, brief=True), *short[-1][1:]])
     return short, long
 

@@ -38,6 +38,8 @@ WIRE: list[tuple[ids.CustomId, str]] = [
     (ids.HintId(7, 42), "calico:hint:7:42"),
     (ids.HintId(7, 42, confirmed=True), "calico:hint:7:42:y"),
     (ids.ReviewId(7), "calico:rv:7"),
+    (ids.TournamentJoinId(23), "calico:tj:23"),
+    (ids.TournamentLeaveId(BIG), "calico:tl:10000000000000000000"),
 ]
 
 TEMPLATES = {
@@ -57,6 +59,8 @@ TEMPLATES = {
     ids.PickId: r"calico:pick:(?P<game>[0-9]{1,20}):(?P<seat>[0-3])",
     ids.HintId: r"calico:hint:(?P<game>[0-9]{1,20}):(?P<ply>[0-9]{1,4})(?::(?P<ok>y))?",
     ids.ReviewId: r"calico:rv:(?P<game>[0-9]{1,20})",
+    ids.TournamentJoinId: r"calico:tj:(?P<tournament>[0-9]{1,20})",
+    ids.TournamentLeaveId: r"calico:tl:(?P<tournament>[0-9]{1,20})",
 }
 
 

@@ -47,11 +47,18 @@ def test_score_sheet_lines() -> None:
     assert "unless you pick another" in lines[0]  # the win fits two rows
     assert lines[1] == EN("achievements.earned_title", player="P1", title="Budding Quilter")
     assert len(lines) == 2  # the loser's "not the winner" is not announced
-    nothing = {"earned": [{"seat": s, "user_id": 100 + s, "ids": [], "choices": [],
-                           "reason": "computer_played", "points": 0, "title": None}
-                          for s in (0, 1)]}
-    assert progress_words.game_over_lines(EN, None, game(), nothing) == [
-        EN("achievements.reason.computer_played")]
+    # Only the seats concerned are voided, each named with its own reason.
+    voided = {"earned": [
+        {"seat": 0, "user_id": 100, "ids": ["normal-60"], "choices": ["normal-60"],
+         "reason": "earned", "points": 1, "title": None},
+        {"seat": 1, "user_id": 101, "ids": [], "choices": [], "reason": "hints_used",
+         "points": 0, "title": None}]}
+    assert progress_words.game_over_lines(EN, None, game(), voided) == [
+        EN("achievements.earned", player="P1", name="60+ points"),
+        EN("achievements.void.hints_used", player="P2")]
+    voided["earned"][1]["reason"] = "computer_played"
+    assert progress_words.game_over_lines(EN, None, game(), voided)[1] == EN(
+        "achievements.void.computer_played", player="P2")
 
 
 def test_score_sheet_controls() -> None:

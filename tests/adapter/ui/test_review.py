@@ -42,6 +42,10 @@ REASONS = [
     Reason("rainbow", 1.2, "kept_open"),
     Reason("goal", 4.4, "earned", goal="aa-bb-cc", spot="C4"),
     Reason("goal", 1.9, "kept_open", goal="all-different", spot="B3"),
+    Reason("goal", 4.2, "closed", goal="aaaa-bb", spot="B3"),
+    Reason("cat", 3.1, "cut_short", cat=CFG.cats[2].id),
+    Reason("button", 2.2, "cut_short", color="yellow"),
+    Reason("rainbow", 1.1, "cut_short"),  # no such sentence: read as "kept open"
 ]
 
 
@@ -90,6 +94,42 @@ def test_every_reason_is_phrased(lang: str) -> None:
     assert review_words.reason_words(tr, REASONS[1]) in two
     assert review_words.why_sentence(tr, Mistake(5, 6, 3.0, "both", ())) == tr("review.why.none")
     assert tr("review.why.pick") in review_words.why_sentence(tr, Mistake(5, 6, 3.0, "pick", ()))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_reasons_say_what_the_players_move_did(lang: str) -> None:
+    """Issue #22: a goal closed off, a group cut short of a cat or a button, a token given up,
+    each its own sentence (not "the engine kept ... open")."""
+    tr = Text(lang)
+    said = {r.how + r.kind: review_words.reason_words(tr, r) for r in REASONS}
+    assert said["closedgoal"] == tr("review.why.goal.closed", goal="AAAA-BB", spot="B3",
+                                    points=review_words.num(tr, 4.2))
+    assert said["cut_shortcat"] == tr("review.why.cat.cut_short", cat=CFG.cats[2].id.title(),
+                                      points=review_words.num(tr, 3.1))
+    assert tr("color.yellow") in said["cut_shortbutton"]
+    assert said["cut_shortbutton"] != tr("review.why.button.kept_open",
+                                         color=tr("color.yellow"),
+                                         points=review_words.num(tr, 2.2))
+    assert said["cut_shortrainbow"] == tr("review.why.rainbow.kept_open",
+                                          points=review_words.num(tr, 1.1))
+    assert len(set(said.values())) == len(said)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_chart_is_explained_in_its_caption_and_alt_text(lang: str) -> None:
+    """Both lines explained; the engine's is per turn (not a game of its own), and the alt text
+    says what the turns cost in all rather than where the engine's line ends."""
+    tr = Text(lang)
+    review = a_review(3)
+    you, engine = tr("render.review_you"), tr("render.review_engine")
+    alt = review_words.chart_alt(tr, review)
+    assert you in alt and engine in alt
+    assert review_words.num(tr, review.total_loss) in alt  # what following it would add
+    widest = max(review.turns, key=lambda t: t.ev_engine - t.ev_played)
+    assert review_words.num(tr, widest.ev_engine - widest.ev_played) in alt
+    summary = review_words.summary_text(tr, ReviewOutcome(game(), 0, review, NOW,
+                                                          computed=True))
+    assert tr("review.chart_caption", you=you, engine=engine) in summary
 
 
 def test_numbers_read_as_written_in_each_language() -> None:

@@ -44,15 +44,17 @@ def test_the_dialect_spells_one_statement_for_each_backend() -> None:
     assert "max(player_totals.best, excluded.best)" in dialect.sqlite(sql.UPSERT_TOTALS)
     claim = sql.claim_lanes("me", 10, 20, 4)
     assert dialect.postgres_claim(claim) == (
-        "UPDATE lanes SET owner = $1, lease_until = $2, next_due = $3 FROM (SELECT game_id, "
-        "recipient FROM lanes WHERE next_due <= $4 ORDER BY next_due LIMIT $5 FOR UPDATE SKIP "
-        "LOCKED) c WHERE lanes.game_id = c.game_id AND lanes.recipient = c.recipient "
-        "RETURNING lanes.game_id, lanes.recipient")
+        "UPDATE lanes SET owner = $1, lease_until = $2, next_due = $3, served_since = "
+        "coalesce(served_since, $4) FROM (SELECT game_id, recipient FROM lanes WHERE next_due "
+        "<= $5 ORDER BY next_due LIMIT $6 FOR UPDATE SKIP LOCKED) c WHERE lanes.game_id = "
+        "c.game_id AND lanes.recipient = c.recipient "
+        "RETURNING lanes.game_id, lanes.recipient, lanes.served_since")
     assert dialect.claim_pick(claim) == (
-        "SELECT game_id, recipient FROM lanes WHERE next_due <= ? ORDER BY next_due LIMIT ?")
+        "SELECT game_id, recipient, served_since FROM lanes WHERE next_due <= ? "
+        "ORDER BY next_due LIMIT ?")
     assert dialect.claim_lease(claim) == (
-        "UPDATE lanes SET owner = ?, lease_until = ?, next_due = ? "
-        "WHERE game_id = ? AND recipient = ?")
+        "UPDATE lanes SET owner = ?, lease_until = ?, next_due = ?, served_since = "
+        "coalesce(served_since, ?) WHERE game_id = ? AND recipient = ?")
     batch = Batch("INSERT INTO t (a, b)", ("bigint", "text"), "ON CONFLICT (a) DO NOTHING")
     assert dialect.sqlite_batch(batch) == (
         "INSERT INTO t (a, b) VALUES (?, ?) ON CONFLICT (a) DO NOTHING")

@@ -133,7 +133,9 @@ def test_reasons_are_structured(random_review: Review) -> None:
         for r in m.reasons:
             d = r.to_json()
             assert set(d) == {"kind", "points", "how"} | kinds[r.kind]
-            assert r.how in ("earned", "kept_open")
+            assert r.how in ("earned", "kept_open", "closed", "cut_short")
+            assert r.how != "closed" or r.kind == "goal"
+            assert r.how != "cut_short" or r.kind in ("cat", "button")
             assert r.points > 0
             assert all(isinstance(v, str | float | int) for v in d.values())
 

@@ -333,7 +333,7 @@ class PostgresStore(SqlStore):
             await conn.copy_records_to_table(table, records=rows, columns=list(columns))
 
     async def after_import(self) -> None:
-        for table in ("games", "outbox"):
+        for table in ("games", "outbox", "tournaments"):
             await self.pool.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)")

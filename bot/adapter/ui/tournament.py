@@ -1,0 +1,231 @@
+"""Tournaments in Discord (issue #23): the sign-up message and its Join / Leave buttons, the
+posts the outbox delivers in the tournament's channel (the sign-up message posted then edited
+in place, each round's tables, the standings picture, the podium, the organiser's notices),
+the standings answer and the line a table's score sheet carries.
+
+The core does the work (:mod:`bot.core.tournament`); the words are
+:mod:`bot.words.tournament`'s; the picture :mod:`render.standings`'. Channel posts read in the
+server's language (``/calico admin``), else the organiser's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.adapter.context import app_of
+from bot.adapter.ui import custom_ids as ids
+from bot.adapter.ui import images, items, respond
+from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui.outgoing import Outgoing
+from bot.core import tournament as tour
+from bot.core.models import ManagerError, Notice
+from bot.core.outbox import SKIPPED, DeliveryError, Receipt
+from bot.core.storage import NoticeStatus
+from bot.words import markup
+from bot.words import tournament as words
+from bot.words.catalogue import Text
+from bot.words.describe import Description
+from render.standings import render_standings
+
+if TYPE_CHECKING:
+    from bot.adapter.context import App
+    from bot.core.manager import Manager
+
+log = logging.getLogger("calico.tournament")
+
+STANDINGS_PNG = "standings.png"
+THREAD_WAIT = 10.0  # seconds a round's post waits for its tables' threads
+
+
+async def channel_text(bot: App, t: tour.TournamentInfo) -> Text:
+    chosen = (await bot.manager.server_settings(t.guild_id)).language
+    return Text(chosen) if chosen else await bot.locales.text_for(t.organiser_id)
+
+
+def signup_open(manager: Manager, t: tour.TournamentInfo) -> bool:
+    return t.status == tour.SIGNUP and manager.now() < t.signup_ends_at
+
+
+def signup_message(tr: Text, manager: Manager, t: tour.TournamentInfo) -> Outgoing:
+    """The sign-up message: Join and Leave while the sign-up is open; Leave (withdraw) alone
+    while the tournament runs; no button once it is over."""
+    open_now = signup_open(manager, t)
+    out = Outgoing(words.signup_text(tr, t, open_now=open_now))
+    if t.status in (tour.SIGNUP, tour.RUNNING, tour.PAUSED):
+        view = discord.ui.View(timeout=None)
+        if open_now:
+            view.add_item(items.button(ids.TournamentJoinId(t.id),
+                                       tr("tournament.button.join")))
+        view.add_item(items.button(ids.TournamentLeaveId(t.id), tr("tournament.button.leave")))
+        out.view = view
+    return out  # over or cancelled: no view, so an edit removes the buttons
+
+
+async def standings_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
+                            upto: int | None = None, *, viewer: int | None = None) -> Outgoing:
+    """The standings after round ``upto`` (default: the latest scored) as a picture with its
+    alt text, the lines in text too, and (for ``viewer``) links to their games."""
+    all_tables = await tour.tables(manager, t.id)
+    scored = [x.round for x in all_tables if x.points is not None]
+    round_no = upto if upto is not None else max(scored, default=0)
+    board = await tour.standings(manager, t.id, round_no)
+    final = t.status == tour.OVER and round_no >= max(scored, default=0)
+    title = words.standings_title(tr, t, round_no, final)
+    lines = [f"**{title}**", words.summary(tr, t), *words.standings_lines(tr, t, board)]
+    if viewer is not None:
+        mine = [x for x in all_tables if viewer in x.players and x.game_id is not None]
+        links = []
+        for x in mine:
+            try:
+                game = await manager.get_game(x.game_id or 0)
+            except ManagerError:
+                continue
+            links.append(markup.channel_mention(game.thread_id) if game.thread_id
+                         else tr("tournament.round.game", game=game.id))
+        lines.append(tr("tournament.your_games", games=", ".join(links)) if links
+                     else tr("tournament.no_games"))
+    out = Outgoing(markup.clip("\n".join(lines), 2000))
+    rows = [words.standing_cells(tr, t, s) for s in board]
+    withdrawn = {e.user_id for e in t.entrants if e.withdrawn is not None}
+    podium = [i for i, s in enumerate(board[:3]) if final and s.user_id not in withdrawn]
+    faded = [i for i, s in enumerate(board) if s.user_id in withdrawn]
+    data = await images.draw(render_standings, t.name, title, words.headings(tr, t), rows,
+                             podium, faded)
+    out.attach(STANDINGS_PNG, data, Description(
+        words.standings_alt(tr, t, board, round_no, final),
+        words.standings_long(tr, t, board, round_no, final)))
+    return out
+
+
+async def _threads(manager: Manager, tables: list[tour.Table]) -> dict[int, int | None]:
+    """The thread of each table's game (by table number; None: no game or thread yet)."""
+    out: dict[int, int | None] = {}
+    for x in tables:
+        out[x.table_no] = None
+        if x.game_id is not None:
+            with contextlib.suppress(ManagerError):  # a game gone: no link
+                out[x.table_no] = (await manager.get_game(x.game_id, fresh=True)).thread_id
+    return out
+
+
+async def round_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
+                        round_no: int, wait: float = THREAD_WAIT) -> Outgoing:
+    """A round's tables, each linked to its game's thread. The round's games are created
+    right after the write that queued this post, and their threads opened by other lanes of
+    the outbox at the same time: it waits a little (real time) for them, then names a table
+    still without a thread by its game number."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while True:
+        tables = [x for x in await tour.tables(manager, t.id) if x.round == round_no]
+        threads = await _threads(manager, tables)
+        missing = [x for x in tables if not x.bye and threads[x.table_no] is None]
+        if not missing or loop.time() >= end:
+            break
+        await asyncio.sleep(0.1)
+    lines = [words.table_line(tr, t, x, threads[x.table_no]) for x in tables]
+    out = Outgoing(words.round_text(tr, t, round_no, lines))
+    out.ping = [u for x in await tour.tables(manager, t.id) if x.round == round_no
+                for u in x.players]
+    return out
+
+
+def score_sheet(tr: Text, out: Outgoing, payload: dict[str, Any]) -> Outgoing:
+    """A tournament table's score sheet says so (its tournament and round)."""
+    info = payload.get("tournament")
+    if isinstance(info, dict) and info.get("name"):
+        line = words.score_sheet_line(tr, str(info["name"]), int(info.get("round") or 0),
+                                      int(info.get("rounds") or 0))
+        out.content = markup.clip(f"{out.content}\n{line}" if out.content else line, 2000)
+    return out
+
+
+# --------------------------------------------------------------------------- clicks
+
+
+async def join_click(interaction: discord.Interaction[Any], cid: ids.TournamentJoinId) -> None:
+    bot = app_of(interaction)
+    me = progress_ui.user_ref(interaction)
+    bot.locales.remember(me.id, me.locale)
+
+    async def work() -> Outgoing:
+        t = await tour.join(bot.manager, cid.tournament, me)
+        return signup_message(await channel_text(bot, t), bot.manager, t)
+
+    await respond.update(interaction, work())
+
+
+async def leave_click(interaction: discord.Interaction[Any],
+                      cid: ids.TournamentLeaveId) -> None:
+    bot = app_of(interaction)
+
+    async def work() -> Outgoing:
+        t = await tour.leave(bot.manager, cid.tournament, interaction.user.id)
+        return signup_message(await channel_text(bot, t), bot.manager, t)
+
+    await respond.update(interaction, work())
+
+
+# --------------------------------------------------------------------------- delivery
+
+
+async def deliver(bot: App, client: discord.Client, notice: Notice,
+                  nonce: str) -> Receipt:
+    """Post (or, for the sign-up message, edit) a tournament notice in its channel."""
+    payload = notice.payload
+    try:
+        t = await tour.get(bot.manager, int(payload.get("tournament") or 0))
+    except ManagerError:
+        return SKIPPED
+    tr = await channel_text(bot, t)
+    what = str(payload.get("what") or "")
+    round_no = int(payload.get("round") or 0)
+    channel = client.get_channel(notice.channel_id)
+    target: Any = channel if isinstance(channel, discord.abc.Messageable) else \
+        client.get_partial_messageable(notice.channel_id, guild_id=t.guild_id or None)
+    if what == "signup":
+        out = signup_message(tr, bot.manager, t)
+        if t.message_id is not None:
+            try:
+                await target.get_partial_message(t.message_id).edit(**out.edit_kwargs())
+                return Receipt(NoticeStatus.DONE, t.message_id)
+            except discord.NotFound:
+                pass  # deleted: post it again
+            except discord.HTTPException as e:
+                raise DeliveryError(f"sign-up edit failed: {e.status} {e.code}",
+                                    permanent=e.status == 403) from None
+        receipt = await _send(target, out, nonce)
+        assert receipt.message_id is not None
+        await tour.attach_message(bot.manager, t.id, receipt.message_id)
+        return receipt
+    if what == "round":
+        out = await round_message(tr, bot.manager, t, round_no)
+    elif what == "standings":
+        out = await standings_message(tr, bot.manager, t, round_no)
+    elif what == "podium":
+        out = await standings_message(tr, bot.manager, t, round_no)
+        board = await tour.standings(bot.manager, t.id)
+        out.content = markup.clip(words.podium_text(tr, t, board) + "\n\n" + out.content, 2000)
+        out.ping = [s.user_id for s in board[:3]]
+    elif what in ("cancelled", "paused", "resumed", "too_few"):
+        out = Outgoing(words.notice_text(tr, t, what))
+    else:
+        log.warning("unknown tournament notice %r", what)
+        return SKIPPED
+    return await _send(target, out, nonce)
+
+
+async def _send(target: Any, out: Outgoing, nonce: str) -> Receipt:
+    try:
+        message = await target.send(nonce=nonce, **out.send_kwargs())
+    except (discord.NotFound, discord.Forbidden) as e:
+        raise DeliveryError(f"tournament channel unusable ({e.code})", permanent=True) \
+            from None
+    except discord.HTTPException as e:
+        raise DeliveryError(f"tournament post failed: {e.status} {e.code}") from None
+    return Receipt(NoticeStatus.DONE, message.id)

@@ -1,0 +1,83 @@
+"""Posts found again (issue 20, item 14), through the real delivery and the stand-in: every
+outbox post carries an invisible mark; a notice handed over with ``look_first`` (it may be in
+Discord, unrecorded, for longer than Discord keeps nonces) is found in its channel and recorded,
+and only the parts of it that are missing are posted. The kill-and-restart version, with a real
+process, is in ``test_crashes.py``."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from bot.adapter import postmarks
+from bot.adapter.delivery import DiscordDelivery, nonce_for
+from bot.core.clock import FakeClock
+from bot.core.models import Notice, NoticeKind
+from tests.adapter.harness import answer_text, bot, bot_factory, settle
+from tests.fakediscord import DiscordEnv
+from tests.fakediscord.state import FakeMessage
+
+pytestmark = pytest.mark.fakediscord(interaction_deadline=3.0)
+
+
+def visible(message: FakeMessage) -> str:
+    """What a player reads: the content without the mark."""
+    return message.content[:-postmarks.LENGTH]
+
+
+async def test_a_post_already_in_discord_is_found_and_only_its_missing_parts_posted(
+        discord_env: DiscordEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "f.sqlite3", FakeClock()))
+    # Pictures in words, in messages shorter than usual: alice's turn DM takes several.
+    monkeypatch.setattr(postmarks, "ROOM", 600)
+    await answer_text(await env.slash("alice", "calico", "settings", options={"describe": "on"}))
+    await (await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+           ).wait_followup()
+    await settle(env)
+    manager = bot(env).manager
+    delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
+    assert isinstance(delivery, DiscordDelivery)
+    notices = await manager.store.notices()
+    prompt = next(n for n in notices if n.kind is NoticeKind.TURN_PROMPT)
+    started = next(n for n in notices if n.kind is NoticeKind.STARTED)
+    dms = env.dm_messages("alice")
+    parts = [m for m in dms if m.id >= (prompt.message_id or 0)]
+    assert len(parts) >= 2, [m.content[:40] for m in dms]  # the prompt, then its words
+    # Every part is marked with its own nonce, and the mark shows nothing.
+    nonces = [nonce_for(prompt.key)] + [nonce_for(f"{prompt.key}w{i}")
+                                        for i in range(len(parts) - 1)]
+    assert [postmarks.mark_in(m.content) for m in parts] == [postmarks.mark_of(n)
+                                                           for n in nonces]
+    assert all(not visible(m)[-1:].isspace() and visible(m).strip() for m in parts)
+
+    # Posting as usual never reads a channel back.
+    assert not [r for r in env.requests if r.method == "GET" and r.path.endswith("/messages")]
+
+    # A part went missing (deleted): looking finds the prompt and posts that part alone.
+    lost = parts[-1]
+    lost.deleted = True
+    env.state.nonces.clear()  # Discord forgot the nonces
+    receipt = await delivery.deliver(look(prompt))
+    assert receipt is not None and receipt.found and receipt.message_id == prompt.message_id
+    after = [m for m in env.dm_messages("alice") if not m.deleted]
+    new = [m for m in after if m.id > parts[-1].id]
+    assert [visible(m) for m in new] == [visible(lost)]
+    assert len(after) == len(dms)  # as before the loss: nothing else posted again
+
+    # A thread post: found, nothing posted.
+    thread = env.threads(env.channel)[-1]
+    before = len(env.messages(thread.id))
+    receipt = await delivery.deliver(look(started))
+    assert receipt is not None and receipt.found and receipt.message_id == started.message_id
+    assert len(env.messages(thread.id)) == before
+    # The same without looking (the nonce forgotten): Discord makes a second copy, which is what
+    # looking first prevents.
+    receipt = await delivery.deliver(started)
+    assert receipt is not None and not receipt.found and len(env.messages(thread.id)) == before + 1
+
+
+def look(notice: Notice) -> Notice:
+    return dataclasses.replace(notice, look_first=True)
