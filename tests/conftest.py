@@ -54,6 +54,7 @@ SLOW: dict[str, frozenset[str] | None] = {
     "tests/engine/ai/test_review.py": frozenset({
         "copied", "randomly",  # fixtures: whole games played (and reviewed), 5-7 s each
         "test_review_ignores_hidden_information",  # 8 s
+        "test_same_input_same_review",  # two whole reviews: 15-40 s
     }),
     "tests/core/test_processes.py": None,  # OS processes on PostgreSQL, 4-6 s each
     "tests/core/test_computer_seats.py": frozenset({"test_the_demo_previews_the_move_it_plays"}),
