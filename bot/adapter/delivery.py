@@ -227,8 +227,14 @@ class DiscordDelivery:
                 or not notice.channel_id:
             return SKIPPED
         if notice.kind is NoticeKind.TOURNAMENT and notice.channel_id:
-            return await tournament_ui.deliver(self.bot, self.client, notice,
-                                               nonce_for(notice.key))
+            nonce = nonce_for(notice.key)
+
+            async def look(target: discord.abc.Messageable) -> discord.Message | None:
+                # Out unrecorded for longer than the nonce window: posted already, maybe.
+                return (await self._look(target, [nonce])).get(nonce)
+
+            return await tournament_ui.deliver(self.bot, self.client, notice, nonce,
+                                               look if notice.look_first else None)
         payload = notice.payload
         guild = self.client.get_guild(int(payload.get("guild_id") or 0))
         locale = payload.get("language") or (guild.preferred_locale if guild else None)

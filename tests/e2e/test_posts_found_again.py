@@ -13,8 +13,9 @@ import pytest
 
 from bot.adapter import postmarks
 from bot.adapter.delivery import DiscordDelivery, nonce_for
+from bot.core import tournament
 from bot.core.clock import FakeClock
-from bot.core.models import Notice, NoticeKind
+from bot.core.models import LobbyOptions, Notice, NoticeKind, UserRef
 from tests.adapter.harness import answer_text, bot, bot_factory, settle
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeMessage
@@ -81,3 +82,33 @@ async def test_a_post_already_in_discord_is_found_and_only_its_missing_parts_pos
 
 def look(notice: Notice) -> Notice:
     return dataclasses.replace(notice, look_first=True)
+
+
+async def test_a_tournament_post_already_in_discord_is_found(discord_env: DiscordEnv,
+                                                            tmp_path: Path) -> None:
+    """A tournament's channel posts carry the mark too, and are looked for like game posts."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "t.sqlite3", FakeClock()))
+    manager = bot(env).manager
+    now = manager.now_ms()
+    cup = await tournament.create(
+        manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, env.channel.id,
+        tournament.Spec("Cup", tournament.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+                        now + 86_400_000, 72.0))
+    await tournament.cancel(manager, cup.id, env.user("alice").id, True)
+    await settle(env)
+    delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
+    assert isinstance(delivery, DiscordDelivery)
+    [notice] = [n for n in await manager.store.notices()
+                if n.kind is NoticeKind.TOURNAMENT and n.payload.get("what") == "cancelled"]
+    posts = env.messages(env.channel)
+    [post] = [m for m in posts if m.id == notice.message_id]
+    assert postmarks.mark_in(post.content) == postmarks.mark_of(nonce_for(notice.key))
+
+    env.state.nonces.clear()  # Discord forgot the nonce
+    receipt = await delivery.deliver(look(notice))
+    assert receipt is not None and receipt.found and receipt.message_id == post.id
+    assert len(env.messages(env.channel)) == len(posts)
+    receipt = await delivery.deliver(notice)  # without looking: a second copy
+    assert receipt is not None and not receipt.found
+    assert len(env.messages(env.channel)) == len(posts) + 1

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import discord
 
+from bot.adapter import postmarks
 from bot.adapter.context import app_of
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, items, respond
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from bot.adapter.context import App
     from bot.core.manager import Manager
 
+# Looks for this notice's post among the channel's recent messages (see delivery.py).
+Look: TypeAlias = Callable[[Any], Awaitable[discord.Message | None]]
 log = logging.getLogger("calico.tournament")
 
 STANDINGS_PNG = "standings.png"
@@ -174,9 +178,11 @@ async def leave_click(interaction: discord.Interaction[Any],
 # --------------------------------------------------------------------------- delivery
 
 
-async def deliver(bot: App, client: discord.Client, notice: Notice,
-                  nonce: str) -> Receipt:
-    """Post (or, for the sign-up message, edit) a tournament notice in its channel."""
+async def deliver(bot: App, client: discord.Client, notice: Notice, nonce: str,
+                  look: Look | None = None) -> Receipt:
+    """Post (or, for the sign-up message, edit) a tournament notice in its channel. With
+    ``look`` (the notice may be out already, unrecorded, past Discord's nonce window), a post
+    found in the channel is recorded instead of posted again."""
     payload = notice.payload
     try:
         t = await tour.get(bot.manager, int(payload.get("tournament") or 0))
@@ -199,7 +205,7 @@ async def deliver(bot: App, client: discord.Client, notice: Notice,
             except discord.HTTPException as e:
                 raise DeliveryError(f"sign-up edit failed: {e.status} {e.code}",
                                     permanent=e.status == 403) from None
-        receipt = await _send(target, out, nonce)
+        receipt = await _send(target, out, nonce, look)
         assert receipt.message_id is not None
         await tour.attach_message(bot.manager, t.id, receipt.message_id)
         return receipt
@@ -217,12 +223,17 @@ async def deliver(bot: App, client: discord.Client, notice: Notice,
     else:
         log.warning("unknown tournament notice %r", what)
         return SKIPPED
-    return await _send(target, out, nonce)
+    return await _send(target, out, nonce, look)
 
 
-async def _send(target: Any, out: Outgoing, nonce: str) -> Receipt:
+async def _send(target: Any, out: Outgoing, nonce: str, look: Look | None) -> Receipt:
+    found = await look(target) if look is not None else None
+    if found is not None:
+        return Receipt(NoticeStatus.DONE, found.id, found=True)
+    kwargs = out.send_kwargs()
+    kwargs["content"] = postmarks.marked(kwargs["content"], nonce)  # findable again
     try:
-        message = await target.send(nonce=nonce, **out.send_kwargs())
+        message = await target.send(nonce=nonce, **kwargs)
     except (discord.NotFound, discord.Forbidden) as e:
         raise DeliveryError(f"tournament channel unusable ({e.code})", permanent=True) \
             from None
