@@ -118,15 +118,24 @@ async def test_the_winner_earns_the_rarest_normal_row_once(manager: Manager) -> 
 
 async def test_a_scenario_with_two_players_counts_for_everyone_who_passes(
         manager: Manager) -> None:
-    """Scenarios are playable by several people; every one who passes earns it."""
-    manager.seed_source = seeds(4)  # both pass scenario 1 with this deal
-    g = await new_game(manager, people=(BOB,), scenario=1)
-    assert g.options.scenario == 1 and len(g.seats) == 2
-    g = await play_ai(manager, g)
-    assert g.status is GameStatus.OVER and g.state is not None
-    assert all(FinishedGame.from_state(g.state).scenario_passed)
-    assert await held(manager, ANN) == [("scenario-1", g.id)]
-    assert await held(manager, BOB) == [("scenario-1", g.id)]
+    """Scenarios are playable by several people; every one who passes earns it, whoever wins.
+    Two deals: in the first only Bob passes, in the second only Ann (as played by the normal
+    player, seeded by the ply)."""
+    earned: dict[int, list[int]] = {ANN.id: [], BOB.id: []}
+    for seed in (1, 3):
+        manager.seed_source = seeds(seed)
+        g = await new_game(manager, people=(BOB,), scenario=1)
+        assert g.options.scenario == 1 and len(g.seats) == 2
+        g = await play_ai(manager, g)
+        assert g.status is GameStatus.OVER and g.state is not None
+        passed = FinishedGame.from_state(g.state).scenario_passed
+        assert sorted(passed) == [False, True]  # one passes, one does not
+        for seat in g.seats:
+            if passed[seat.seat]:
+                earned[seat.user_id or 0].append(g.id)
+    assert all(len(ids) == 1 for ids in earned.values())  # each passed once
+    assert await held(manager, ANN) == [("scenario-1", earned[ANN.id][0])]
+    assert await held(manager, BOB) == [("scenario-1", earned[BOB.id][0])]
 
 
 async def test_a_restriction_is_earned_by_the_winner_of_a_multiplayer_game(
