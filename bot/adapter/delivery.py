@@ -226,13 +226,13 @@ class DiscordDelivery:
         if notice.kind not in (NoticeKind.CHALLENGE_SUMMARY, NoticeKind.TOURNAMENT) \
                 or not notice.channel_id:
             return SKIPPED
-        if notice.kind is NoticeKind.TOURNAMENT and notice.channel_id:
-            nonce = nonce_for(notice.key)
+        nonce = nonce_for(notice.key)
 
-            async def look(target: discord.abc.Messageable) -> discord.Message | None:
-                # Out unrecorded for longer than the nonce window: posted already, maybe.
-                return (await self._look(target, [nonce])).get(nonce)
+        async def look(target: discord.abc.Messageable) -> discord.Message | None:
+            # Out unrecorded for longer than the nonce window: posted already, maybe.
+            return (await self._look(target, [nonce])).get(nonce)
 
+        if notice.kind is NoticeKind.TOURNAMENT:
             return await tournament_ui.deliver(self.bot, self.client, notice, nonce,
                                                look if notice.look_first else None)
         payload = notice.payload
@@ -246,18 +246,9 @@ class DiscordDelivery:
         else:
             target = self.client.get_partial_messageable(
                 notice.channel_id, guild_id=int(payload.get("guild_id") or 0) or None)
-        nonce = nonce_for(notice.key)
-        try:
-            found = (await self._look(target, [nonce])).get(nonce) if notice.look_first else None
-            if found is not None:
-                return Receipt(NoticeStatus.DONE, found.id, found=True)
-            message = await target.send(nonce=nonce, **marked(out, nonce))
-        except (discord.NotFound, discord.Forbidden) as e:
-            raise DeliveryError(f"challenge channel unusable ({e.code})", permanent=True) \
-                from None
-        except discord.HTTPException as e:
-            raise DeliveryError(f"summary post failed: {e.status} {e.code}") from None
-        return Receipt(NoticeStatus.DONE, message.id)
+        return await postmarks.post_once(target, out.send_kwargs(), nonce,
+                                         look if notice.look_first else None,
+                                         "challenge summary")
 
     # ------------------------------------------------------------------ opening the thread
 

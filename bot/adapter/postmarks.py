@@ -16,10 +16,13 @@ This module owns the mark's spelling and the look; the delivery decides when to 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeAlias
 
 import discord
 
+from bot.core.outbox import DeliveryError, Receipt
+from bot.core.storage import NoticeStatus
 from bot.words import describe
 
 START = "\u2060"  # word joiner: opens the mark, and keeps it from joining the text before it
@@ -29,6 +32,9 @@ LENGTH = 1 + WIDTH
 CONTENT_LIMIT = describe.MESSAGE_CONTENT_LIMIT  # Discord's, for a message's content
 ROOM = CONTENT_LIMIT - LENGTH  # what a marked message's own text may take
 LOOK_LIMIT = 100  # recent messages read back (one request): the post in doubt is among them
+
+# Looks for one notice's post among a channel's recent messages (the delivery's look).
+Look: TypeAlias = Callable[[discord.abc.Messageable], Awaitable[discord.Message | None]]
 
 
 def mark_of(nonce: str) -> str:
@@ -70,3 +76,22 @@ async def find(channel: discord.abc.Messageable, author_id: int,
             if len(found) == len(wanted):
                 break
     return found
+
+
+async def post_once(target: discord.abc.Messageable, kwargs: dict[str, Any], nonce: str,
+                    look: Look | None, what: str) -> Receipt:
+    """Post a notice that belongs to no game (a challenge summary, a tournament's posts) in its
+    channel, marked with ``nonce``; with ``look`` (it may be out already, unrecorded, past
+    Discord's nonce window) a post found there is recorded instead. ``what`` names the post in
+    the errors."""
+    found = await look(target) if look is not None else None
+    if found is not None:
+        return Receipt(NoticeStatus.DONE, found.id, found=True)
+    kwargs = {**kwargs, "content": marked(kwargs.get("content"), nonce)}
+    try:
+        message = await target.send(nonce=nonce, **kwargs)
+    except (discord.NotFound, discord.Forbidden) as e:
+        raise DeliveryError(f"{what} channel unusable ({e.code})", permanent=True) from None
+    except discord.HTTPException as e:
+        raise DeliveryError(f"{what} post failed: {e.status} {e.code}") from None
+    return Receipt(NoticeStatus.DONE, message.id)

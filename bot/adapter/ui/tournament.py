@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.adapter import postmarks
 from bot.adapter.context import app_of
+from bot.adapter.postmarks import Look
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, items, respond
 from bot.adapter.ui import progress as progress_ui
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from bot.adapter.context import App
     from bot.core.manager import Manager
 
-# Looks for this notice's post among the channel's recent messages (see delivery.py).
-Look: TypeAlias = Callable[[Any], Awaitable[discord.Message | None]]
 log = logging.getLogger("calico.tournament")
 
 STANDINGS_PNG = "standings.png"
@@ -227,16 +225,4 @@ async def deliver(bot: App, client: discord.Client, notice: Notice, nonce: str,
 
 
 async def _send(target: Any, out: Outgoing, nonce: str, look: Look | None) -> Receipt:
-    found = await look(target) if look is not None else None
-    if found is not None:
-        return Receipt(NoticeStatus.DONE, found.id, found=True)
-    kwargs = out.send_kwargs()
-    kwargs["content"] = postmarks.marked(kwargs["content"], nonce)  # findable again
-    try:
-        message = await target.send(nonce=nonce, **kwargs)
-    except (discord.NotFound, discord.Forbidden) as e:
-        raise DeliveryError(f"tournament channel unusable ({e.code})", permanent=True) \
-            from None
-    except discord.HTTPException as e:
-        raise DeliveryError(f"tournament post failed: {e.status} {e.code}") from None
-    return Receipt(NoticeStatus.DONE, message.id)
+    return await postmarks.post_once(target, out.send_kwargs(), nonce, look, "tournament")

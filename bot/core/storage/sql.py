@@ -101,12 +101,17 @@ def insert_game(columns: Sequence[str]) -> str:
             f"VALUES ({marks}, ?, ?) RETURNING id")
 
 
+def _versioned_update(table: str, columns: Sequence[str]) -> str:
+    """``UPDATE table SET columns..., version + 1, updated_at WHERE id AND version``."""
+    sets = "".join(f"{c} = ?, " for c in columns)
+    return (f"UPDATE {table} SET {sets}version = version + 1, updated_at = ? "
+            "WHERE id = ? AND version = ?")
+
+
 def update_game(columns: Sequence[str]) -> str:
     """The optimistic write: changes nothing unless the game is still at the version read."""
     checked(columns, GAME_COLUMNS, "game")
-    sets = "".join(f"{c} = ?, " for c in columns)
-    return (f"UPDATE games SET {sets}version = version + 1, updated_at = ? "
-            "WHERE id = ? AND version = ?")
+    return _versioned_update("games", columns)
 
 
 DELETE_SEATS = "DELETE FROM seats WHERE game_id = ?"
@@ -434,9 +439,7 @@ OPEN_TABLES = (
 def update_tournament(columns: Sequence[str]) -> str:
     """The optimistic write of a tournament (see :func:`update_game`)."""
     checked(columns, TOURNAMENT_COLUMNS, "tournament")
-    sets = "".join(f"{c} = ?, " for c in columns)
-    return (f"UPDATE tournaments SET {sets}version = version + 1, updated_at = ? "
-            "WHERE id = ? AND version = ?")
+    return _versioned_update("tournaments", columns)
 
 
 def tournament_row(r: Row) -> TournamentRow:
