@@ -103,7 +103,8 @@ def game_threads(env: DiscordEnv, game_id: int) -> list[FakeChannel]:
     return [t for t in env.threads(env.channel) if f"#{game_id} " in f"{t.name} "]
 
 
-async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProcess]) -> None:
+async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProcess], *,
+                        killed: bool = False) -> None:
     """What everyone sees once the podium is posted: each round paired once, each table one
     game and one thread, each post once, standings from the games' results."""
     async def over(m: Manager) -> bool | None:
@@ -151,7 +152,13 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
     assert len(env.messages(env.channel)) == 6, [m.content[:60]
                                                  for m in env.messages(env.channel)]
     await asyncio.sleep(0.5)  # anything sent twice would have come by now
-    assert env.state.nonce_duplicates == []
+    # A game post in flight when a process was killed is sent again by the next one, and
+    # Discord's nonce turns the copy away (by design: the outbox's at-least-once within the
+    # window); a tournament post never, and no process that was not killed repeats anything.
+    repeats = [key for _, key in env.state.nonce_duplicates]
+    if killed:
+        repeats = [key for key in repeats if key.startswith("t")]
+    assert repeats == []
     by_nonce = Counter((m.channel_id, m.nonce) for m in env.state.messages.values()
                        if m.nonce is not None and not m.deleted)
     assert [k for k, n in by_nonce.items() if n > 1] == []
@@ -201,7 +208,7 @@ async def test_a_sigkill_between_rounds_pairs_round_two_once(
 
         second = await BotProcess(env, db, tmp_path, "second", **FAST).start()
         bots.append(second)
-        await check_the_end(env, db, tid, bots)
+        await check_the_end(env, db, tid, bots, killed=True)
         assert not errors(second), second.log()[-3000:]
         final = await reading(db, lambda m: tour.tables(m, tid))
         # Round 2 kept the pairing committed before the crash.
