@@ -21,11 +21,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.adapter.delivery import NoticeRenderer, describe
+from bot.adapter.delivery import describe
 from bot.adapter.ui import messages
+from bot.adapter.ui.notices import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import lobby, queries, turns
+from bot.core.kernel import Kernel
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
+from bot.core.notices import Notice
 from bot.core.outbox import Dispatcher
 from bot.words import markup, terms
 from bot.words.catalogue import Text
@@ -99,22 +103,22 @@ class Transcript:
 class DemoDelivery:
     """A Delivery that renders each notice as the Discord layer would, into the transcript."""
 
-    def __init__(self, manager: Manager, transcript: Transcript, locales: DemoLocales) -> None:
-        self.manager = manager
+    def __init__(self, kernel: Kernel, transcript: Transcript, locales: DemoLocales) -> None:
+        self.kernel = kernel
         self.transcript = transcript
-        self.renderer = NoticeRenderer(manager, locales)
+        self.renderer = NoticeRenderer(kernel, locales)
         self.names = transcript.names
 
     async def deliver(self, notice: Notice) -> None:
-        game = await self.manager.get_game(notice.game_id)
+        game = await queries.game(self.kernel, notice.game_id)
         out = await self.renderer.build(notice, game)
         if out is None:
             return
         if notice.user_id is not None:
             where = f"DM to {self.names.get(notice.user_id, notice.user_id)}"
         else:
-            where = "Thread" if notice.kind.value != "lobby" else "Thread (lobby message)"
-        self.transcript.add(f"{where} — {notice.kind.value}", out)
+            where = "Thread" if notice.kind != "lobby" else "Thread (lobby message)"
+        self.transcript.add(f"{where} — {notice.kind}", out)
 
 
 async def run_demo(out: Path, *, players: int = 2, seed: int | None = None,
@@ -134,9 +138,9 @@ async def run_demo(out: Path, *, players: int = 2, seed: int | None = None,
         manager = await Manager.open(Path(tmp) / "demo.sqlite3",
                                      seed_source=lambda: game_seed)
         try:
-            delivery = DemoDelivery(manager, transcript, locales)
+            delivery = DemoDelivery(manager.kernel, transcript, locales)
             dispatcher = manager.dispatcher(delivery)
-            await _play(manager, dispatcher, users, transcript, locales, game_seed, level,
+            await _play(manager.kernel, dispatcher, users, transcript, locales, game_seed, level,
                         preview_turns)
         finally:
             await manager.close()
@@ -148,35 +152,35 @@ async def _drain(dispatcher: Dispatcher) -> None:
         pass
 
 
-async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
+async def _play(kernel: Kernel, dispatcher: Dispatcher, users: list[UserRef],
                 transcript: Transcript, locales: DemoLocales, seed: int, level: str,
                 preview_turns: int) -> None:
     host = users[0]
     options = LobbyOptions(players=len(users), turn_hours=24.0)
-    game = await manager.create_game(host, GUILD, CHANNEL, options)
+    game = await lobby.create_game(kernel, host, GUILD, CHANNEL, options)
     tr_host = await locales.text_for(host.id)
     transcript.add("Channel — reply to /calico start", Outgoing(
         tr_host("lobby.starter", host=markup.mention(host.id)) + "\n"
         + tr_host("lobby.opened", game=game.id, thread=markup.channel_mention(THREAD))))
-    await manager.attach_thread(game.id, THREAD, LOBBY_MESSAGE)
+    await lobby.attach_thread(kernel, game.id, THREAD, LOBBY_MESSAGE)
     for user in users[1:]:
-        game = await manager.join(game.id, user)
+        game = await lobby.join(kernel, game.id, user)
     transcript.add("Thread — the lobby", messages.lobby_message(tr_host, game))
     await _drain(dispatcher)
-    game = await manager.start(game.id, host.id)
+    game = await lobby.start(kernel, game.id, host.id)
     await _drain(dispatcher)
     players = {u.id: _player(level, seed + u.id) for u in users}
     previews_left = preview_turns
     for _ in range(2000):
         # A computer that thinks answers after the click (queued for a worker): the demo
         # shows its move before the next person's.
-        await manager.computers_idle(game.id)
-        game = await manager.get_game(game.id)
+        await kernel.computers_idle(game.id)
+        game = await queries.game(kernel, game.id)
         if not game.status.active or game.state is None:
             break
         if game.status is GameStatus.DRAFT:
             for uid in game.drafting_user_ids:
-                await _choose_goals(manager, game, uid, players)
+                await _choose_goals(kernel, game, uid, players)
         else:
             current = game.current_user_id
             if current is None:
@@ -187,8 +191,8 @@ async def _play(manager: Manager, dispatcher: Dispatcher, users: list[UserRef],
                 # The preview shows the very move that is then played (the player's two
                 # clicks: a cell for a tile, then the market tile).
                 previews_left -= 1
-                await _show_preview(manager, game, current, move, transcript, locales)
-            await manager.play_turn(game.id, current, game.ply, move.text())
+                await _show_preview(kernel, game, current, move, transcript, locales)
+            await turns.play_turn(kernel, game.id, current, game.ply, move.text())
         await _drain(dispatcher)
     await _drain(dispatcher)
 
@@ -209,19 +213,19 @@ def _pick(game: GameInfo, uid: int, players: dict[int, Player]) -> Move:
     return players[uid].choose(private_view(game.state, seat), legal)
 
 
-async def _choose_goals(manager: Manager, game: GameInfo, uid: int,
+async def _choose_goals(kernel: Kernel, game: GameInfo, uid: int,
                         players: dict[int, Player]) -> None:
     move = _pick(game, uid, players)
     assert isinstance(move, ChooseGoals)
-    await manager.choose_goals(game.id, uid, game.ply, list(move.goals))
+    await turns.choose_goals(kernel, game.id, uid, game.ply, list(move.goals))
 
 
-async def _show_preview(manager: Manager, game: GameInfo, uid: int, move: PlaceTile,
+async def _show_preview(kernel: Kernel, game: GameInfo, uid: int, move: PlaceTile,
                         transcript: Transcript, locales: DemoLocales) -> None:
     """What choosing a cell looks like in the DM: the tile of ``move`` in place, what it
     earns, the market buttons (the player's next click commits the turn)."""
     source = move.hand if move.hand is not None else (move.market or 0)
-    events = await manager.preview(game.id, uid, game.ply, source, move.cell)
+    events = await turns.preview(kernel, game.id, uid, game.ply, source, move.cell)
     tr = await locales.text_for(uid)
     prefix = "m" if move.hand is None else "h"
     step = messages.PanelStep(f"{prefix}{source}", terms.cell_name_safe(move.cell), tuple(events))

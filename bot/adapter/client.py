@@ -47,8 +47,10 @@ from bot.adapter.locales import LocaleSource
 from bot.adapter.options import whole_number
 from bot.adapter.ui import flows, images, respond
 from bot.adapter.ui.items import ALL_ITEMS
-from bot.core.clock import Clock, to_ms
+from bot.core import servers
+from bot.core.clock import Clock
 from bot.core.computers import ComputerPool
+from bot.core.kernel import Kernel
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
@@ -196,9 +198,14 @@ class CalicoBot(commands.AutoShardedBot):
         return self._manager
 
     @property
+    def kernel(self) -> Kernel:
+        """The core's handle, passed to each feature's service functions."""
+        return self.manager.kernel
+
+    @property
     def locales(self) -> LocaleSource:
         if self._locales is None:
-            self._locales = LocaleSource(self.manager)
+            self._locales = LocaleSource(self.kernel)
         return self._locales
 
     @property
@@ -207,7 +214,7 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def thread_text(self, game: GameInfo) -> Text:
         """The language of a game's thread posts: the server's choice, else its host's."""
-        chosen = (await self.manager.server_settings(game.guild_id)).language
+        chosen = (await servers.settings(self.kernel, game.guild_id)).language
         return Text(chosen) if chosen else await self.locales.text_for(game.host_id)
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
@@ -425,7 +432,7 @@ class CalicoBot(commands.AutoShardedBot):
         if self._manager is not None:
             # Before the pool closes: the computer turns still queued are left to their timers
             # (played at the next start), none is cut off mid-commit by the pool going away.
-            await self._manager.stop_computers()
+            await self._manager.kernel.stop_computers()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:
@@ -496,7 +503,7 @@ class CalicoBot(commands.AutoShardedBot):
                 log.info("commands unchanged since the last sync (%s)", scope)
                 return False
             await self.tree.sync(guild=guild)
-            await manager.set_state(key, digest, to_ms(manager.now()))
+            await manager.set_state(key, digest)
         self.synced = True
         log.info("commands synced (%s)", scope)
         return True

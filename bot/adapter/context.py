@@ -1,7 +1,7 @@
 """What the Discord layer's parts need from the running bot, as protocols.
 
 The click handlers (:mod:`bot.adapter.ui.flows`), the delivery (:mod:`bot.adapter.delivery`)
-and the cogs reach the game manager, the users' languages and the bot's state through
+and the cogs reach the game kernel, the users' languages and the bot's state through
 :func:`app_of` and the :class:`App` protocol (the cogs through :class:`Host`, which adds what
 a cog needs from the bot), never by importing the client, not even for type checking: the
 client imports them, so nothing imports it back (no import circle).
@@ -18,8 +18,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapter.locales import LocaleSource
-from bot.core.manager import Manager
-from bot.core.models import GameInfo
+from bot.core.kernel import Kernel
+from bot.core.models import GameInfo, UserRef
 from bot.settings import Settings
 from bot.words.catalogue import Text
 
@@ -34,7 +34,7 @@ class App(Protocol):
     inflight: set[asyncio.Task[Any]]  # interactions being answered (clean shutdown waits)
 
     @property
-    def manager(self) -> Manager: ...
+    def kernel(self) -> Kernel: ...
 
     @property
     def locales(self) -> LocaleSource: ...
@@ -73,10 +73,16 @@ class Host(App, Protocol):
     async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
 
+def user_ref(interaction: discord.Interaction[Any]) -> UserRef:
+    """Who is asking, as the core stores them (with their language for later DMs)."""
+    user = interaction.user
+    return UserRef(id=user.id, name=user.display_name, locale=str(interaction.locale.value))
+
+
 def app_of(interaction: discord.Interaction[Any]) -> App:
     """The bot that received ``interaction``."""
     client: Any = interaction.client
-    if not hasattr(client, "manager") or not hasattr(client, "on_click"):
+    if not hasattr(client, "kernel") or not hasattr(client, "on_click"):
         raise RuntimeError("this interaction did not come through the calico bot")
     app: App = client
     return app

@@ -18,13 +18,13 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
   whose thread cannot be opened (no permission, channel gone) is cancelled and its host told.
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
-- A deleted thread or channel (404) ends its games through ``manager.channel_gone``; missing
+- A deleted thread or channel (404) ends its games through ``kernel.channel_gone``; missing
   access (403) is permanent for that notice. Neither blocks any other game. Transient answers
   (5xx, 429 past discord.py's own retries, timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
-  ``manager.dm_failed``, which posts the "use /calico hand" notice in the thread once. A reminder
+  ``kernel.dm_failed``, which posts the "use /calico hand" notice in the thread once. A reminder
   that cannot go by DM is also posted in the thread, pinging the player, so they still hear of
-  it; while their DMs are known to be closed the manager queues reminders for the thread in the
+  it; while their DMs are known to be closed the kernel queues reminders for the thread in the
   first place (a ``reminder`` notice without ``user_id``, the person in its payload), posted
   with a jump link and the "Show my hand" button.
 - Any process may deliver any notice: a thread this process's shards do not cache is reached
@@ -36,31 +36,32 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import hashlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
 from bot.adapter import postmarks
-from bot.adapter.locales import Locales
 from bot.adapter.options import whole_number
+from bot.adapter.postmarks import Look
+from bot.adapter.ui import challenge as challenge_ui
 from bot.adapter.ui import described, images, messages
-from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import tournament as tournament_ui
+from bot.adapter.ui.notices import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import leaving, lobby, notices, queries
+from bot.core.challenge.model import Summary
 from bot.core.faults import crash_point
-from bot.core.models import GameInfo, GameStatus, ManagerError, Notice, NoticeKind
+from bot.core.models import GameInfo, GameStatus, ManagerError
+from bot.core.notices import Body, Notice
 from bot.core.outbox import SKIPPED, DeliveryError, Receipt
-from bot.core.storage import NoticeStatus
+from bot.core.tournament.model import Post
 from bot.words import posts
-from bot.words.catalogue import Text
-from engine.state import GameState
 
 if TYPE_CHECKING:
     from bot.adapter.context import App
-    from bot.core.manager import Manager
 
 log = logging.getLogger("calico.delivery")
 
@@ -70,10 +71,6 @@ UNKNOWN_CHANNEL = 10003
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posts revive it
 UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
-
-
-def _when(value: object) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(value) if isinstance(value, str) and value else None
 
 
 def written_at(notice: Notice) -> int:
@@ -88,102 +85,13 @@ def nonce_for(key: str) -> str:
     return key if len(key) <= 25 else hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
 
 
-class NoticeRenderer:
-    """Builds the :class:`Outgoing` a notice should produce (None: nothing to show any more)."""
-
-    def __init__(self, manager: Manager, locales: Locales) -> None:
-        self.manager = manager
-        self.locales = locales
-
-    async def thread_text(self, game: GameInfo) -> Text:
-        """Thread posts read in the server's chosen language, else in the host's."""
-        chosen = (await self.manager.server_settings(game.guild_id)).language
-        return Text(chosen) if chosen else await self.locales.text_for(game.host_id)
-
-    async def _state_after(self, game: GameInfo, ply: int) -> GameState | None:
-        if game.state is None:
-            return None
-        if ply == game.ply:
-            return game.state
-        try:
-            return await self.manager.state_at(game.id, ply)
-        except ManagerError:
-            return game.state
-
-    async def build(self, notice: Notice, game: GameInfo) -> Outgoing | None:
-        kind = notice.kind
-        payload = notice.payload
-        if notice.user_id is not None:
-            tr = await self.locales.text_for(notice.user_id)
-        else:
-            tr = await self.thread_text(game)
-        if kind is NoticeKind.STARTED:
-            return await messages.started_message(tr, game, int(payload.get("first_seat", 0)))
-        if kind is NoticeKind.DRAFT_PROMPT:
-            assert notice.user_id is not None
-            if notice.user_id not in game.drafting_user_ids:
-                return None  # chosen meanwhile (through /calico hand, or the timer)
-            return await messages.draft_panel(tr, game, notice.user_id)
-        if kind is NoticeKind.TURN_PROMPT:
-            assert notice.user_id is not None
-            if game.current_user_id != notice.user_id or game.ply != notice.ply:
-                return None  # played meanwhile: an old prompt would only mislead
-            return await messages.turn_panel(tr, game, notice.user_id)
-        if kind is NoticeKind.TABLE:
-            seat = int(payload.get("seat", 0))
-            events = messages.events_from_payload(payload.get("events"))
-            state = await self._state_after(game, notice.ply)
-            return await messages.table_post(
-                tr, game, state, seat, events, autoplayed=bool(payload.get("autoplayed")),
-                current=game.ply == notice.ply)
-        if kind is NoticeKind.GAME_OVER:
-            events = messages.events_from_payload(payload.get("events"))
-            out = await messages.game_over_message(tr, game, events)
-            out = tournament_ui.score_sheet(tr, out, payload)  # a tournament table says so
-            return progress_ui.decorate_game_over(tr, self.manager, game, out, payload)
-        if kind is NoticeKind.CHALLENGE_OVER:
-            return await progress_ui.challenge_over_message(tr, self.manager, game, payload)
-        if kind is NoticeKind.REMINDER:
-            # A DM; or, when their DMs are closed, a thread post naming them in the payload.
-            uid = notice.user_id if notice.user_id is not None \
-                else int(payload.get("user_id") or 0)
-            if game.current_user_id != uid and uid not in game.drafting_user_ids:
-                return None  # they acted meanwhile
-            return messages.reminder_message(tr, game, final=bool(payload.get("final")),
-                                             in_thread=notice.user_id is None, user_id=uid,
-                                             waiting=payload.get("waiting"),
-                                             overdue=bool(payload.get("overdue")),
-                                             next_at=_when(payload.get("next_at")),
-                                             idle_days=float(payload.get("idle_days", 30)))
-        if kind is NoticeKind.SEAT_CHANGED:
-            return messages.seat_changed_message(tr, game, int(payload.get("seat", 0)),
-                                                 str(payload.get("reason", "other")))
-        if kind is NoticeKind.ENDED:
-            return messages.ended_message(tr, payload.get("reason") or game.end_reason)
-        if kind is NoticeKind.DM_FALLBACK:
-            uid = int(payload.get("user_id") or 0)
-            return messages.dm_fallback_message(tr, game, uid)
-        if kind is NoticeKind.AUTOPLAYED:
-            assert notice.user_id is not None
-            events = messages.events_from_payload(payload.get("events"))
-            return await messages.autoplayed_message(tr, game, notice.user_id,
-                                                     int(payload.get("seat", 0)), events)
-        if kind is NoticeKind.SETUP_FAILED:
-            return Outgoing(tr("setup.failed", game=game.id,
-                               reason=str(payload.get("reason") or "")))
-        if kind is NoticeKind.LOBBY:
-            return await progress_ui.lobby_message(tr, self.manager, game)
-        log.warning("unknown notice kind %s", kind)
-        return None
-
-
 class DiscordDelivery:
     """The outbox ``Delivery`` that posts to Discord."""
 
     def __init__(self, bot: App) -> None:
         self.bot = bot
         self.client: discord.Client = bot  # type: ignore[assignment]
-        self.renderer = NoticeRenderer(bot.manager, bot.locales)
+        self.renderer = NoticeRenderer(bot.kernel, bot.locales)
 
     async def deliver(self, notice: Notice) -> Receipt | None:
         # Its pictures wait behind the answers to clicks (bot.adapter.ui.render_pool).
@@ -197,34 +105,34 @@ class DiscordDelivery:
         if notice.game_id == 0:
             return await self._channel_notice(notice)  # about no game (the weekly challenge)
         try:
-            game = await self.bot.manager.get_game(notice.game_id)
+            game = await queries.game(self.bot.kernel, notice.game_id)
             threadless = (notice.user_id is None and game.thread_id is None
-                          and notice.kind is not NoticeKind.OPEN_THREAD)
+                          and not isinstance(notice.body, notices.OpenThread))
             if game.version < written_at(notice) or threadless:
                 # Another process wrote this change, or opened the thread after the notice was
                 # queued; our cached copy may be older (its change notification may still be
                 # on the way): read the stored game.
-                game = await self.bot.manager.get_game(notice.game_id, fresh=True)
+                game = await queries.game(self.bot.kernel, notice.game_id, fresh=True)
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
-        if notice.kind is NoticeKind.OPEN_THREAD:
+        if isinstance(notice.body, notices.OpenThread):
             return await self._open_thread(game)
         out = await self.renderer.build(notice, game)
         if out is None:
             return SKIPPED
         if notice.user_id is not None:
             return await self._dm(notice, game, out)
-        if notice.kind is NoticeKind.LOBBY:
+        if isinstance(notice.body, notices.Lobby):
             return await self._lobby(notice, game, out)
         return await self._post(notice, game, out)
 
     # ------------------------------------------------------------------ notices about no game
 
     async def _channel_notice(self, notice: Notice) -> Receipt:
-        """A notice about no game (a closed week's challenge summary), posted in the channel
-        it names (``notice.channel_id``), in the server's language."""
-        if notice.kind not in (NoticeKind.CHALLENGE_SUMMARY, NoticeKind.TOURNAMENT) \
-                or not notice.channel_id:
+        """A notice about no game (a tournament's post, a closed week's summary), posted in
+        the channel it names (``notice.channel_id``) by its kind's poster (:data:`CHANNEL`)."""
+        poster = CHANNEL.get(type(notice.body))
+        if poster is None or not notice.channel_id:
             return SKIPPED
         nonce = nonce_for(notice.key)
 
@@ -232,29 +140,14 @@ class DiscordDelivery:
             # Out unrecorded for longer than the nonce window: posted already, maybe.
             return (await self._look(target, [nonce])).get(nonce)
 
-        if notice.kind is NoticeKind.TOURNAMENT:
-            return await tournament_ui.deliver(self.bot, self.client, notice, nonce,
-                                               look if notice.look_first else None)
-        payload = notice.payload
-        guild = self.client.get_guild(int(payload.get("guild_id") or 0))
-        locale = payload.get("language") or (guild.preferred_locale if guild else None)
-        out = progress_ui.challenge_summary_message(Text(locale), payload)
-        channel = self.client.get_channel(notice.channel_id)
-        target: discord.abc.Messageable
-        if isinstance(channel, discord.abc.Messageable):
-            target = channel
-        else:
-            target = self.client.get_partial_messageable(
-                notice.channel_id, guild_id=int(payload.get("guild_id") or 0) or None)
-        return await postmarks.post_once(target, out.send_kwargs(), nonce,
-                                         look if notice.look_first else None,
-                                         "challenge summary")
+        return await poster(self.bot, self.client, notice, nonce,
+                            look if notice.look_first else None)
 
     # ------------------------------------------------------------------ opening the thread
 
     async def _open_thread(self, game: GameInfo) -> Receipt:
         if game.thread_id is not None:
-            return Receipt(NoticeStatus.DONE, game.thread_id)  # opened (or attached) already
+            return Receipt(message_id=game.thread_id)  # opened (or attached) already
         if not game.status.active:
             return SKIPPED
         tr = await self.bot.thread_text(game)
@@ -288,8 +181,8 @@ class DiscordDelivery:
             except discord.HTTPException as e:
                 raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
         crash_point("thread.created")  # Discord made it; the database does not know yet
-        await self.bot.manager.attach_thread(game.id, thread.id)
-        return Receipt(NoticeStatus.DONE, thread.id)
+        await lobby.attach_thread(self.bot.kernel, game.id, thread.id)
+        return Receipt(message_id=thread.id)
 
     async def _find_thread(self, channel: discord.TextChannel,
                            game: GameInfo) -> discord.Thread | None:
@@ -308,7 +201,7 @@ class DiscordDelivery:
 
     async def _setup_failed(self, game: GameInfo, reason: str) -> None:
         try:
-            await self.bot.manager.setup_failed(game.id, reason)
+            await lobby.setup_failed(self.bot.kernel, game.id, reason)
         except Exception:
             log.exception("setup_failed(%s) failed", game.id)
 
@@ -317,7 +210,7 @@ class DiscordDelivery:
     async def _dm(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
         assert notice.user_id is not None
         more: list[str] = []
-        if out.words and await described.wants_words(self.bot.manager, notice.user_id):
+        if out.words and await described.wants_words(self.bot.kernel, notice.user_id):
             # Pictures in words: the description follows the message's own text, in more
             # messages when it does not fit in one.
             tr = await self.bot.locales.text_for(notice.user_id)
@@ -333,31 +226,27 @@ class DiscordDelivery:
                     await channel.send(postmarks.marked(text, part), nonce=part,
                                        allowed_mentions=discord.AllowedMentions.none())
             crash_point("dm.sent")  # Discord has every part; the database does not know yet
-            return Receipt(NoticeStatus.DONE, message.id, found=nonce in found)
+            return Receipt(message_id=message.id, found=nonce in found)
         except discord.Forbidden as e:
-            if notice.kind is NoticeKind.REMINDER:
-                await self._reminder_in_thread(notice, game)
+            if isinstance(notice.body, notices.Reminder):
+                await self._reminder_in_thread(notice, notice.body, game)
             raise DeliveryError(f"DM refused ({e.code})", permanent=True) from None
         except discord.NotFound:
             raise DeliveryError("unknown user", permanent=True) from None
         except discord.HTTPException as e:
             if e.code == DM_CLOSED:
-                if notice.kind is NoticeKind.REMINDER:
-                    await self._reminder_in_thread(notice, game)
+                if isinstance(notice.body, notices.Reminder):
+                    await self._reminder_in_thread(notice, notice.body, game)
                 raise DeliveryError("DMs closed", permanent=True) from None
             raise DeliveryError(f"DM failed: {e.status} {e.code}") from None
 
-    async def _reminder_in_thread(self, notice: Notice, game: GameInfo) -> None:
+    async def _reminder_in_thread(self, notice: Notice, reminder: notices.Reminder,
+                                  game: GameInfo) -> None:
         """A reminder that could not go by DM still reaches the player: in the thread."""
         assert notice.user_id is not None
         tr = await self.renderer.thread_text(game)
-        payload = notice.payload
-        out = messages.reminder_message(tr, game, final=bool(payload.get("final")),
-                                        in_thread=True, user_id=notice.user_id,
-                                        waiting=payload.get("waiting"),
-                                        overdue=bool(payload.get("overdue")),
-                                        next_at=_when(payload.get("next_at")),
-                                        idle_days=float(payload.get("idle_days", 30)))
+        out = messages.reminder_message(tr, game, reminder, in_thread=True,
+                                        user_id=notice.user_id)
         try:
             await self._post(notice, game, out, nonce=nonce_for(notice.key + "t"))
         except DeliveryError:
@@ -378,7 +267,7 @@ class DiscordDelivery:
 
     async def _gone(self, channel_id: int) -> None:
         try:
-            await self.bot.manager.channel_gone(channel_id)
+            await leaving.channel_gone(self.bot.kernel, channel_id)
         except Exception:
             log.exception("channel_gone(%s) failed", channel_id)
 
@@ -421,9 +310,9 @@ class DiscordDelivery:
         try:
             found = (await self._look(channel, [nonce])).get(nonce) if notice.look_first else None
             if found is not None:
-                return Receipt(NoticeStatus.DONE, found.id, found=True)
+                return Receipt(message_id=found.id, found=True)
             message = await channel.send(nonce=nonce, **marked(out, nonce))
-            return Receipt(NoticeStatus.DONE, message.id)
+            return Receipt(message_id=message.id)
         except discord.NotFound as e:
             if e.code in (UNKNOWN_CHANNEL, 0):
                 await self._gone(game.thread_id or 0)
@@ -440,7 +329,7 @@ class DiscordDelivery:
             message = await channel.send(nonce=nonce, **marked(out, nonce))
         except discord.HTTPException as e:
             raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}") from None
-        return Receipt(NoticeStatus.DONE, message.id)
+        return Receipt(message_id=message.id)
 
     async def _lobby(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
         """The lobby message: posted in the thread the first time (and recorded at once), then
@@ -451,7 +340,7 @@ class DiscordDelivery:
             receipt = await self._post(notice, game, out)
             assert receipt.message_id is not None and game.thread_id is not None
             crash_point("lobby.posted")
-            await self.bot.manager.attach_thread(game.id, game.thread_id, receipt.message_id)
+            await lobby.attach_thread(self.bot.kernel, game.id, game.thread_id, receipt.message_id)
             return receipt
         channel = self._thread(game)
         if isinstance(channel, discord.Thread) and channel.archived:
@@ -463,14 +352,14 @@ class DiscordDelivery:
             if game.status is GameStatus.LOBBY:
                 receipt = await self._post(notice, game, out)
                 assert receipt.message_id is not None and game.thread_id is not None
-                await self.bot.manager.attach_thread(game.id, game.thread_id,
+                await lobby.attach_thread(self.bot.kernel, game.id, game.thread_id,
                                                      receipt.message_id)
                 return receipt
             return SKIPPED
         except discord.HTTPException as e:
             raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
-        return Receipt(NoticeStatus.DONE, game.lobby_message_id)
+        return Receipt(message_id=game.lobby_message_id)
 
 
 def marked(out: Outgoing, nonce: str) -> dict[str, Any]:
@@ -490,3 +379,11 @@ def describe(out: Outgoing) -> dict[str, Any]:
             if label:
                 labels.append(str(label))
     return {"content": out.content, "files": [n for n, _ in out.files], "controls": labels}
+
+
+ChannelPoster = Callable[[Any, discord.Client, Notice, str, Look | None], Awaitable[Receipt]]
+#: Each kind of notice about no game, by its body's type, and who posts it in its channel.
+CHANNEL: dict[type[Body], ChannelPoster] = {
+    Post: tournament_ui.deliver,
+    Summary: challenge_ui.deliver,
+}

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from bot.core import queries
 from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
-    from bot.core.manager import Manager
+    from bot.core.kernel import Kernel
 
 
 class Locales(Protocol):
@@ -23,20 +24,20 @@ class Locales(Protocol):
 
 
 class LocaleSource:
-    """Users' languages: the locale the manager stored for each (``Manager.user_locale``).
+    """Users' languages: the locale the kernel stored for each (``Kernel.user_locale``).
 
-    ``remember`` covers the moment between an interaction and the manager storing its user (a
+    ``remember`` covers the moment between an interaction and the kernel storing its user (a
     host's lobby being created): a stored locale always wins over a remembered one.
     """
 
-    def __init__(self, manager: Manager) -> None:
-        self.manager = manager
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
         self._remembered: dict[int, str] = {}
 
     async def locale(self, user_id: int | None) -> str:
         if user_id is None:
             return "en-US"
-        stored = await self.manager.user_locale(user_id, default="")
+        stored = await queries.user_locale(self.kernel, user_id, default="")
         return stored or self._remembered.get(user_id) or "en-US"
 
     def remember(self, user_id: int, locale: str) -> None:

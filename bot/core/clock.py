@@ -59,3 +59,12 @@ def to_ms(when: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def iso_at(ms: int | None) -> str | None:
+    """A stored time (ms) as ISO 8601, for notices."""
+    return None if ms is None else from_ms(ms).isoformat()
+
+
+def span_ms(delta: timedelta) -> int:
+    return int(delta.total_seconds() * 1000)

@@ -6,8 +6,9 @@ computers' queue, :mod:`bot.core.thinking`), turning a person's seat into a
 computer player, and ending a game. Every function works on the kernel's public API
 (:class:`bot.core.kernel.Kernel`) and a :class:`~bot.core.game.Tx` or a
 :class:`~bot.core.game.LiveGame`; the services (lobby, turns, leaving, sweep, challenge) call
-them. What a game's end adds beyond its result (achievements, ratings, the challenge's score)
-comes from :meth:`Kernel.game_over` (the facade overrides it): the flow imports no service.
+them. What a game's end adds beyond its result (achievements, ratings, the challenge's score, a
+tournament's line) comes from the features registered with the kernel (:mod:`bot.core.hooks`):
+the flow names no feature and imports no service.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ import hashlib
 import json
 import logging
 
+from bot.core import notices
+from bot.core.clock import iso_at
 from bot.core.game import FLAG_HINTS, LiveGame, Tx
-from bot.core.kernel import Kernel, StaleError, iso_at
-from bot.core.models import FirstPlayer, GameStatus, ManagerError, NoticeKind
+from bot.core.hooks import Ending
+from bot.core.kernel import Kernel, StaleError
+from bot.core.models import FirstPlayer, GameStatus, ManagerError
+from bot.core.notices import Events
 from bot.core.storage import MoveRow, ResultRow
 from bot.core.storage.codec import dumps, encode_config, event_dict
 from bot.core.thinking import TurnQueue
@@ -54,8 +59,8 @@ def deal(k: Kernel, tx: Tx, seed: int | None = None) -> None:
     tx.set(status=status, state=state, config_json=encode_config(state),
            engine_options=engine_options, ply=state.ply)
     tx.activity = True
-    tx.thread(NoticeKind.STARTED, first_seat=state.first_seat, phase=status.value,
-              players=len(g.seats))
+    tx.thread(notices.Started(first_seat=state.first_seat, phase=status.value,
+                              players=len(g.seats)))
     if status is GameStatus.DRAFT:
         deadline = None
         for i, s in enumerate(state.seats):
@@ -67,7 +72,7 @@ def deal(k: Kernel, tx: Tx, seed: int | None = None) -> None:
                 tx.upsert_timers.append(timer)
             if not computer:
                 deadline = timer.deadline_at if g.clocked else None
-                tx.dm(i, NoticeKind.DRAFT_PROMPT, seat=i, deadline_at=iso_at(deadline))
+                tx.dm(i, notices.DraftPrompt(seat=i, deadline_at=iso_at(deadline)))
         tx.set(deadline_at=deadline)
     else:
         next_turn(k, tx)
@@ -87,7 +92,7 @@ def next_turn(k: Kernel, tx: Tx) -> None:
     deadline = timer.deadline_at if g.clocked and not computer else None
     tx.set(deadline_at=deadline)
     if not computer:
-        tx.dm(seat, NoticeKind.TURN_PROMPT, seat=seat, deadline_at=iso_at(deadline))
+        tx.dm(seat, notices.TurnPrompt(seat=seat, deadline_at=iso_at(deadline)))
 
 
 # ---------------------------------------------------------------------- moves
@@ -108,24 +113,23 @@ async def apply_move(k: Kernel, g: LiveGame, seat: int, move: Move,
     # The events go to the move log and the table notice: encode them once.
     events_json = dumps(dicts)
     tx.move = MoveRow(g.id, g.state.ply, seat, move.text(), by, events_json, tx.now)
-    tx.thread(NoticeKind.TABLE, {"events": events_json if len(played) == len(dicts)
-                                 else dumps(played)},
-              seat=seat, move=move.text(), by=by, autoplayed=by == "autopilot",
-              next_seat=state.current_seat)
+    shown = Events(events_json if len(played) == len(dicts) else dumps(played))
+    tx.thread(notices.Table(seat=seat, move=move.text(), by=by, autoplayed=by == "autopilot",
+                            next_seat=state.current_seat, events=shown))
     if by == "autopilot":
         # The absent player hears of it where they play: what was played, and their hand.
-        tx.dm(seat, NoticeKind.AUTOPLAYED, {"events": dumps(played)}, seat=seat,
-              move=move.text())
+        tx.dm(seat, notices.Autoplayed(seat=seat, move=move.text(), events=shown))
     if status is GameStatus.OVER:
         over = events[-1]
         assert isinstance(over, GameOver)
         tx.set(deadline_at=None)
         tx.results = results(g, events, over, tx.now)
-        # Achievements, ratings, the challenge's score: stored with the result.
-        extra = await k.game_over(tx, events, over)
-        tx.thread(NoticeKind.GAME_OVER, totals=list(over.totals), places=list(over.places),
-                  winners=list(over.winners), decided_by=over.decided_by,
-                  events=[d for d in dicts if d["kind"] in _END_KINDS], **extra)
+        # What features add (achievements, ratings, a challenge's score...), with the result.
+        parts = await k.hooks.game_over(k, tx, Ending(events, over))
+        tx.thread(notices.GameOver(
+            totals=over.totals, places=over.places, winners=over.winners,
+            decided_by=over.decided_by,
+            events=Events.of([d for d in dicts if d["kind"] in _END_KINDS]), parts=parts))
     elif status is GameStatus.DRAFT:
         tx.delete_timers.append(("turn", seat))
     else:
@@ -304,11 +308,11 @@ async def convert(k: Kernel, g: LiveGame, seat: int, reason: str) -> LiveGame:
     level = g.options.ai_level
     tx.set_seat(seat, ai_level=level, left=True)
     tx.activity = reason != "timeout"
-    tx.thread(NoticeKind.SEAT_CHANGED, seat=seat, reason=reason, level=level)
+    tx.thread(notices.SeatChanged(seat=seat, reason=reason, level=level))
     people = tx.g.people
     if not people:
         tx.set(status=GameStatus.ABANDONED, end_reason="everyone_left", deadline_at=None)
-        tx.thread(NoticeKind.ENDED, reason="everyone_left")
+        tx.thread(notices.Ended(reason="everyone_left"))
         return await k.commit(tx)
     if g.host_id == g.seats[seat].user_id and people[0].user_id is not None:
         tx.set(host_id=people[0].user_id)
@@ -333,8 +337,8 @@ async def end(k: Kernel, g: LiveGame, status: GameStatus, reason: str, *,
     tx.set(status=status, end_reason=reason, deadline_at=None)
     if notify:
         if was_lobby:
-            tx.thread(NoticeKind.LOBBY)
-        tx.thread(NoticeKind.ENDED, reason=reason)
+            tx.thread(notices.Lobby())
+        tx.thread(notices.Ended(reason=reason))
     else:
         # The place to post is gone: drop what was still queued for this game.
         tx.skip_pending = True

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bot.core.clock import from_ms
-from bot.core.models import GameInfo, GameStatus, LobbyOptions, NoticeKind, SeatInfo
-from bot.core.storage import GameRow, MoveRow, ResultRow, SeatRow, TimerRow
-from bot.core.storage.base import AchievementRow, RatingUpdate
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
+from bot.core.notices import Body, DmFallback
+from bot.core.storage import GameRow, GameStep, MoveRow, ResultRow, SeatRow, TimerRow
 from bot.core.storage.codec import decode_state, encode_config
 from engine.config import STORED, GameOptions
 from engine.state import GameState
@@ -139,6 +139,18 @@ class LiveGame:
         )
 
 
+def unborn(*, guild_id: int, channel_id: int, host_id: int, options: LobbyOptions,
+           seats: tuple[SeatRow, ...], now: int, rematch_of: int | None = None,
+           challenge_week: str | None = None) -> LiveGame:
+    """A game not stored yet (id 0, a lobby): what ``kernel.commit_new`` stores."""
+    return LiveGame(id=0, status=GameStatus.LOBBY, guild_id=guild_id, channel_id=channel_id,
+                    thread_id=None, lobby_message_id=None, host_id=host_id, options=options,
+                    first_user_id=None, engine_options=None, state=None, config_json=None,
+                    version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
+                    updated_at=now, seats=seats, rematch_of=rematch_of,
+                    challenge_week=challenge_week)
+
+
 def hints_allowed(g: LiveGame) -> bool:
     """Hints are offered when the lobby allowed them, and always in a solo game, except in the
     weekly challenge (a challenge game never offers them, whatever its options)."""
@@ -167,9 +179,7 @@ class Tx:
     g: LiveGame
     now: int
     dm_closed: Callable[[int], bool]
-    # (kind, DM user or None, payload, payload members already encoded as JSON)
-    notices: list[tuple[str, int | None, dict[str, Any], dict[str, str]]] = field(
-        default_factory=list)
+    notices: list[tuple[Body, int | None]] = field(default_factory=list)  # (body, DM user)
     move: MoveRow | None = None
     activity: bool = False  # a player did something: restart the idle clock
     clear_turn_timers: bool = False
@@ -179,10 +189,9 @@ class Tx:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     skip_pending: bool = False
-    # What a finished game leaves beyond its result (bot.core.progress), in the same commit.
-    achievements: list[AchievementRow] = field(default_factory=list)
-    ratings: RatingUpdate | None = None
-    challenge_score: tuple[str, int, int] | None = None  # (week, user id, score)
+    # What features add to the same transaction (a game's achievements, ratings, a challenge
+    # entry or score, a tournament table's link): bot.core.hooks.
+    steps: list[GameStep] = field(default_factory=list)
 
     def set(self, **changes: Any) -> None:
         self.g = evolve(self.g, changes)
@@ -192,12 +201,11 @@ class Tx:
         seats[seat] = replace(seats[seat], **changes)
         self.g = evolve(self.g, {"seats": tuple(seats)})
 
-    def thread(self, kind: NoticeKind, raw: dict[str, str] | None = None,
-               **payload: Any) -> None:
-        self.notices.append((kind.value, None, payload, raw or {}))
+    def thread(self, body: Body) -> None:
+        """A post in the game's thread."""
+        self.notices.append((body, None))
 
-    def dm(self, to_seat: int, kind: NoticeKind, raw: dict[str, str] | None = None, /,
-           **payload: Any) -> None:
+    def dm(self, to_seat: int, body: Body) -> None:
         """A DM to the person in ``to_seat``; while their DMs are closed, the thread fallback."""
         row = self.g.seats[to_seat]
         if row.user_id is None or row.ai_level is not None:
@@ -205,11 +213,11 @@ class Tx:
         if self.dm_closed(row.user_id):
             self.fallback(to_seat)
             return
-        self.notices.append((kind.value, row.user_id, payload, raw or {}))
+        self.notices.append((body, row.user_id))
 
-    def dm_user(self, user_id: int, kind: NoticeKind, /, **payload: Any) -> None:
+    def dm_user(self, user_id: int, body: Body) -> None:
         """A DM to a person whatever their seat (the host, about the table itself)."""
-        self.notices.append((kind.value, user_id, payload, {}))
+        self.notices.append((body, user_id))
 
     def fallback(self, seat: int) -> None:
         """Tell the thread once per game and person that their DMs are closed."""
@@ -217,7 +225,15 @@ class Tx:
         if row.user_id is None or row.fallback_sent:
             return
         self.set_seat(seat, fallback_sent=True)
-        self.thread(NoticeKind.DM_FALLBACK, user_id=row.user_id, seat=seat)
+        self.thread(DmFallback(user_id=row.user_id, seat=seat))
+
+    def savepoint(self) -> tuple[int, int]:
+        """Where the notices and steps stand (:meth:`restore` takes back what came after)."""
+        return len(self.notices), len(self.steps)
+
+    def restore(self, mark: tuple[int, int]) -> None:
+        del self.notices[mark[0]:]
+        del self.steps[mark[1]:]
 
 
 def renumbered(seats: Sequence[SeatRow]) -> tuple[SeatRow, ...]:

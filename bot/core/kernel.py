@@ -24,39 +24,38 @@ import asyncio
 import secrets
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import datetime
 from typing import Any, TypeVar
 
-from bot.core import limits as game_limits
-from bot.core.clock import Clock, SystemClock, from_ms, to_ms
+from bot.core.clock import Clock, SystemClock, span_ms, to_ms
 from bot.core.computers import ComputerPool
+from bot.core.config import ManagerConfig
 from bot.core.game import LiveGame, Tx, evolve
-from bot.core.models import AI_LEVELS, ErrorCode, GameInfo, GameStatus, ManagerError
+from bot.core.hooks import Hooks
+from bot.core.limits import LobbyAllowance
+from bot.core.models import ErrorCode, GameInfo, ManagerError
+from bot.core.notices import encode
 from bot.core.outbox import process_owner
 from bot.core.servers import ServerSettingsCache
 from bot.core.storage import (
     GameWrite,
     NewGame,
     NoticeDraft,
-    SeatRow,
     StaleWriteError,
     Store,
     TimerRow,
     UserRow,
 )
-from bot.core.storage.base import EntryRow
-from bot.core.storage.codec import encode_config, encode_state, splice
+from bot.core.storage.codec import encode_config, encode_state
 from bot.core.thinking import TurnQueue
 from bot.core.timers import turn_timer
 from data import Catalog, load_catalog
-from engine.ai import LEVELS
 from engine.errors import EngineError
-from engine.events import Event, GameOver
-from engine.state import GameState
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 SEED_BITS = 63
 # Refusals worth checking against the stored game before answering them: a cached game that is
@@ -69,47 +68,6 @@ _DEFAULT_USER = UserRow(0, "", None, True, None, None)
 
 class StaleError(Exception):
     """A write found the stored version moved: redo the change on the fresh game."""
-
-
-@dataclass(frozen=True, slots=True)
-class ManagerConfig:
-    """The core's limits and timings (one per process; the bot reads them from its settings)."""
-
-    idle_days: float = 30.0  # an active game (or lobby) with no move for this long ends
-    max_reminders: int = 5  # stall cut-off for timeout_action "remind"
-    reminder_gap: timedelta = timedelta(hours=1)  # at most one reminder DM per user per gap
-    dm_retry_after: timedelta = timedelta(hours=24)  # closed DMs are tried again after this
-    outbox_keep: timedelta = timedelta(days=14)  # notices that ended are deleted after this
-    cache_size: int = 4096  # games kept parsed in memory
-    # Of those, ended games: only the most recent few (their score sheet, replay and review
-    # are drawn soon after the end; later ones load from storage). Kept without this bound,
-    # every finished game stayed parsed until 4,096 of them: steady memory growth under play.
-    ended_cache_size: int = 64
-    sweep_batch: int = 200
-    timer_lease: timedelta = timedelta(minutes=5)  # a claimed timer's lease
-    # A computer's turn is played right after the move that leads to it; its timer comes due
-    # this much later, so that another process (or this one after a restart) finishes a computer
-    # turn that was started and not completed.
-    computer_grace: timedelta = timedelta(seconds=30)
-    timer_backoff: timedelta = timedelta(minutes=1)  # first retry of a failing timer
-    timer_backoff_max: timedelta = timedelta(hours=6)
-    # Per person (None: no limit): open lobbies hosted, and games in at once (bot.core.limits).
-    max_lobbies: int | None = None
-    max_active_games: int | None = None
-    # New lobbies a person may open (cancelled ones included): this many at once, then one
-    # more every 60/N minutes (None: no limit; bot.core.limits.LobbyAllowance).
-    new_lobbies_per_hour: int | None = None
-
-
-# What the facade registers for a game's end: it adds to the last move's change (achievements,
-# ratings, the challenge's score) and returns what the score sheet says about them.
-def iso_at(ms: int | None) -> str | None:
-    """A stored time (ms) as ISO 8601, for notice payloads."""
-    return None if ms is None else from_ms(ms).isoformat()
-
-
-def span_ms(delta: timedelta) -> int:
-    return int(delta.total_seconds() * 1000)
 
 
 class Kernel:
@@ -151,17 +109,13 @@ class Kernel:
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
         self.servers = ServerSettingsCache(store, self.now_ms)  # /calico admin's choices
-        self.new_lobbies = game_limits.LobbyAllowance(self.config.new_lobbies_per_hour,
+        self.new_lobbies = LobbyAllowance(self.config.new_lobbies_per_hour,
                                                       clock=lambda: self.now_ms() / 1000)
+        # What features add to a game's end and to the sweep (bot.core.hooks): registered by
+        # the composition root (bot.core.manager), called by the flow and the sweep.
+        self.hooks: Hooks[Kernel] = Hooks()
 
     # ------------------------------------------------------------------ clock and locks
-
-    async def game_over(self, tx: Tx, events: Sequence[Event],
-                        over: GameOver) -> dict[str, Any]:
-        """What a game's end adds to its last commit beyond the result (the facade adds
-        achievements, ratings and the challenge's score); returns what the score sheet says
-        about it. The flow calls it; a bare kernel adds nothing."""
-        return {}
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -273,38 +227,58 @@ class Kernel:
         """A game; ``fresh``: read from the database, not the cache."""
         return (await (self.reload(game_id) if fresh else self.load(game_id))).info()
 
+    async def versioned(self, read: Callable[[], Awaitable[R]],
+                        change: Callable[[R], Awaitable[T]], *, attempts: int = 5,
+                        what: str = "it") -> T:
+        """The one versioned-write loop (games, tournaments, any versioned row of a feature):
+        ``read`` the row, run ``change`` on it, which writes it at the version read; when that
+        write finds the version moved (:class:`StaleError`, :class:`StaleWriteError`: another
+        process wrote first), read again and redo the change, ``attempts`` times at most."""
+        for _ in range(attempts):
+            row = await read()
+            try:
+                return await change(row)
+            except (StaleError, StaleWriteError):
+                continue
+        raise ManagerError(ErrorCode.STALE, f"{what} changed meanwhile")
+
     async def mutate(self, game_id: int, change: Callable[[LiveGame], Awaitable[T]]) -> T:
-        """Run ``change`` on the game under its lock. When the cached game may be behind another
-        process's write, a refusal is checked against the stored game, and a write that found the
-        version moved is redone on the fresh game (twice at most)."""
+        """Run ``change`` on the game under its lock (:meth:`versioned`: the cached game first,
+        the stored one after a write found the version moved). When the cached game may be
+        behind another process's write, a refusal is checked against the stored game first."""
+        reads = 0
+
+        async def read() -> LiveGame:
+            nonlocal reads
+            reads += 1
+            return await (self.load(game_id) if reads == 1 else self.reload(game_id))
+
+        async def checked(g: LiveGame) -> T:
+            try:
+                return await change(g)
+            except (ManagerError, EngineError) as e:
+                if await self._behind(g, e):
+                    raise StaleError() from e
+                raise
+
         async with self.lock(game_id):
-            g = await self.load(game_id)
-            for _ in range(3):
-                try:
-                    return await change(g)
-                except StaleError:
-                    pass
-                except (ManagerError, EngineError) as e:
-                    code = getattr(e, "code", "")
-                    if not self.store.shared or (isinstance(e, ManagerError)
-                                                 and code not in _RECHECK):
-                        raise
-                    version = await self.store.game_version(game_id)
-                    if version is None or version == g.version:
-                        raise
-                g = await self.reload(game_id)
-            raise ManagerError(ErrorCode.STALE, "the game changed meanwhile")
+            return await self.versioned(read, checked, attempts=3, what="the game")
+
+    async def _behind(self, g: LiveGame, refusal: ManagerError | EngineError) -> bool:
+        """Whether a refusal may come from a cached game that another process moved on."""
+        if not self.store.shared or (isinstance(refusal, ManagerError)
+                                     and refusal.code not in _RECHECK):
+            return False
+        version = await self.store.game_version(g.id)
+        return version is not None and version != g.version
 
     async def checked_read(self, game_id: int, read: Callable[[LiveGame], T]) -> T:
         """A read-only check on the cached game; a refusal is confirmed on the stored one."""
         g = await self.load(game_id)
         try:
             return read(g)
-        except (ManagerError, EngineError):
-            if not self.store.shared:
-                raise
-            version = await self.store.game_version(game_id)
-            if version is None or version == g.version:
+        except (ManagerError, EngineError) as e:
+            if not await self._behind(g, e):
                 raise
         return read(await self.reload(game_id))
 
@@ -348,9 +322,9 @@ class Kernel:
         # A weekly challenge game has no thread (its deal stays private): DMs only.
         threadless = g.challenge_week is not None
         return [
-            NoticeDraft(kind, user, g.ply, splice(payload, raw),
+            NoticeDraft(body.kind, user, g.ply, encode(body),
                         None if key_prefix is None else f"{key_prefix}.{i}")
-            for i, (kind, user, payload, raw) in enumerate(tx.notices)
+            for i, (body, user) in enumerate(tx.notices)
             if user is not None or not threadless
         ]
 
@@ -376,9 +350,7 @@ class Kernel:
             user_names=tx.user_names,
             user_updates=tx.user_updates,
             skip_pending=tx.skip_pending,
-            achievements=tx.achievements,
-            ratings=tx.ratings,
-            challenge_score=tx.challenge_score,
+            steps=tx.steps,
         )
         try:
             await self.store.commit(write)
@@ -400,13 +372,10 @@ class Kernel:
             self._users[user_id] = replace(await self.user(user_id), **changes)
         return new
 
-    async def commit_new(self, tx: Tx, challenge_entry: EntryRow | None = None,
-                         tournament_table: tuple[int, int, int] | None = None) -> LiveGame:
+    async def commit_new(self, tx: Tx) -> LiveGame:
         """Store a game that does not exist yet (``tx.g.id`` is 0) with everything ``tx``
-        prepared for it, in one transaction; returns it with its id. ``challenge_entry``: the
-        person's attempt at the weekly challenge (DuplicateEntryError: they have one).
-        ``tournament_table``: (tournament, round, table) the game is played at, linked in the
-        same transaction (StaleWriteError, nothing stored: that table has its game)."""
+        prepared for it, in one transaction (the steps of features too: a step that raises
+        stores nothing); returns it with its id."""
         g, cols = self._columns(tx)
         cols.update(guild_id=g.guild_id, channel_id=g.channel_id, host_id=g.host_id,
                     options=g.options.model_dump_json(), status=g.status.value)
@@ -417,8 +386,7 @@ class Kernel:
         game_id = await self.store.create_game(NewGame(
             columns=cols, seats=g.seats, now=tx.now, user_names=tx.user_names,
             notices=self._drafts(tx, None),
-            timers=[*tx.upsert_timers, *self._idle_timer(tx)],
-            challenge_entry=challenge_entry, tournament_table=tournament_table))
+            timers=[*tx.upsert_timers, *self._idle_timer(tx)], steps=tx.steps))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
         self._remember(new)
@@ -459,70 +427,6 @@ class Kernel:
         return self.now_ms() - u.dm_closed_at < span_ms(self.config.dm_retry_after)
 
     # ------------------------------------------------------------------ guards and limits
-
-    @staticmethod
-    def require_lobby(g: LiveGame) -> None:
-        if g.status is GameStatus.LOBBY:
-            return
-        if g.status.active:
-            raise ManagerError(ErrorCode.LOBBY_ONLY, "the game has already started")
-        raise ManagerError(ErrorCode.GAME_OVER, "the game has ended")
-
-    @staticmethod
-    def require_host(g: LiveGame, user_id: int) -> None:
-        if g.host_id != user_id:
-            raise ManagerError(ErrorCode.HOST_ONLY, "only the host can do that")
-
-    @staticmethod
-    def require_started(g: LiveGame) -> GameState:
-        if g.status is GameStatus.LOBBY:
-            raise ManagerError(ErrorCode.NOT_ALLOWED, "the game has not started yet")
-        if not g.status.active or g.state is None:
-            raise ManagerError(ErrorCode.GAME_OVER, "the game has ended")
-        return g.state
-
-    @staticmethod
-    def require_person(g: LiveGame, user_id: int) -> SeatRow:
-        seat = g.person(user_id)
-        if seat is None:
-            raise ManagerError(ErrorCode.NOT_A_PLAYER, "you are not playing in this game")
-        return seat
-
-    @classmethod
-    def require_turn(cls, g: LiveGame, user_id: int, ply: int) -> tuple[GameState, int]:
-        """The state and the seat of a person acting on their turn from a button made for
-        ``ply``; in this order: not started / ended, not a player, stale, not their turn."""
-        state = cls.require_started(g)
-        seat = cls.require_person(g, user_id).seat
-        if ply != g.ply:
-            raise ManagerError(ErrorCode.STALE, "that button is out of date")
-        if g.status is not GameStatus.PLAY or state.current_seat != seat:
-            raise ManagerError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
-        return state, seat
-
-    @staticmethod
-    def check_level(level: str) -> None:
-        if level not in AI_LEVELS and level not in LEVELS:
-            raise ManagerError(ErrorCode.NOT_ALLOWED, f"no computer level {level!r}")
-
-    async def check_limits(self, user_id: int, *, hosting: bool) -> None:
-        """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
-        lobbies, as the configuration allows, or (``hosting``) who has opened as many new
-        lobbies lately as the hourly allowance lets them."""
-        config = self.config
-        if hosting:
-            self.new_lobbies.check(user_id)
-        if config.max_lobbies is None and config.max_active_games is None:
-            return
-
-        async def game_host(game_id: int) -> tuple[str, int]:
-            g = await self.load(game_id)
-            return g.status.value, g.host_id
-
-        await game_limits.check_new_game(
-            self.store, user_id,
-            game_limits.GameLimits(config.max_lobbies, config.max_active_games),
-            hosting=hosting, game_host=game_host)
 
     def turn_timer(self, game_id: int, seat: int, now: int, turn_hours: float,
                    computer: bool) -> TimerRow:

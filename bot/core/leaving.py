@@ -8,7 +8,7 @@ member leaving it, a person's DMs found closed. Built on the kernel's public API
 
 from __future__ import annotations
 
-from bot.core import flow, lobby
+from bot.core import flow, guards, lobby
 from bot.core.game import LiveGame
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError
@@ -20,8 +20,8 @@ async def leave_game(k: Kernel, game_id: int, user_id: int) -> GameInfo:
     async def change(g: LiveGame) -> LiveGame:
         if g.status is GameStatus.LOBBY:
             return await lobby.leave(k, g, user_id)
-        k.require_started(g)
-        seat = k.require_person(g, user_id).seat
+        guards.require_started(g)
+        seat = guards.require_person(g, user_id).seat
         g = await flow.convert(k, g, seat, "left")
         return await flow.run_computers(k, g)
 
@@ -34,7 +34,7 @@ async def abandon(k: Kernel, game_id: int, by_user_id: int, is_admin: bool = Fal
         if not g.status.active:
             raise ManagerError(ErrorCode.GAME_OVER, "the game has ended")
         if not is_admin:
-            k.require_host(g, by_user_id)
+            guards.require_host(g, by_user_id)
         if g.status is GameStatus.LOBBY:
             return (await flow.end(k, g, GameStatus.CANCELLED, "cancelled")).info()
         return (await flow.end(k, g, GameStatus.ABANDONED, "abandoned")).info()

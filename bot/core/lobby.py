@@ -2,15 +2,16 @@
 
 Create (with computer seats, the thread opened by the outbox, or dealt at once), attach the
 thread, setup failure, join, leave, add and remove computers, the pet-a-cat race, cancel and
-start. Built on the kernel's public API and the flow (:func:`bot.core.flow.deal`).
+start; and a finished game's rematch (a new lobby with the same options). Built on the
+kernel's public API and the flow (:func:`bot.core.flow.deal`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core import flow
-from bot.core.game import LiveGame, Tx, renumbered
+from bot.core import flow, guards, limits, notices
+from bot.core.game import LiveGame, Tx, renumbered, unborn
 from bot.core.kernel import Kernel
 from bot.core.models import (
     ErrorCode,
@@ -19,10 +20,29 @@ from bot.core.models import (
     GameStatus,
     LobbyOptions,
     ManagerError,
-    NoticeKind,
     UserRef,
 )
 from bot.core.storage import SeatRow
+
+
+async def check_limits(k: Kernel, user_id: int, *, hosting: bool) -> None:
+    """Refuse (``LimitError``) a person who holds as many games, or hosts as many open
+    lobbies, as the configuration allows, or (``hosting``) who has opened as many new
+    lobbies lately as the hourly allowance lets them. Checked again by every change that
+    seats them; the Discord layer asks first so that the refusal is private."""
+    config = k.config
+    if hosting:
+        k.new_lobbies.check(user_id)
+    if config.max_lobbies is None and config.max_active_games is None:
+        return
+
+    async def game_host(game_id: int) -> tuple[str, int]:
+        g = await k.load(game_id)
+        return g.status.value, g.host_id
+
+    await limits.check_new_game(k.store, user_id,
+                                limits.GameLimits(config.max_lobbies, config.max_active_games),
+                                hosting=hosting, game_host=game_host)
 
 
 async def create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
@@ -33,11 +53,11 @@ async def create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
     one transaction with everything it starts with (see :meth:`Manager.create_game`)."""
     options = options or LobbyOptions()
     for level in computers:
-        k.check_level(level)
+        guards.check_level(level)
     if 1 + len(computers) > options.players:
         raise ManagerError(ErrorCode.GAME_FULL, "more seats than players")
     async with k.user_lock(host.id):  # one new game at a time per person: limits hold
-        await k.check_limits(host.id, hosting=not start)
+        await check_limits(k, host.id, hosting=not start)
         if start:
             return await _create_game(k, host, guild_id, channel_id, options, computers,
                                       open_thread, start, rematch_of)
@@ -56,19 +76,16 @@ async def _create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
     now = k.now_ms()
     seats = (SeatRow(0, host.id, host.name),
              *(SeatRow(i + 1, None, f"Computer ({lv})", lv) for i, lv in enumerate(computers)))
-    g = LiveGame(id=0, status=GameStatus.LOBBY, guild_id=guild_id, channel_id=channel_id,
-                 thread_id=None, lobby_message_id=None, host_id=host.id, options=options,
-                 first_user_id=None, engine_options=None, state=None, config_json=None,
-                 version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
-                 updated_at=now, seats=seats, rematch_of=rematch_of)
+    g = unborn(guild_id=guild_id, channel_id=channel_id, host_id=host.id, options=options,
+               seats=seats, now=now, rematch_of=rematch_of)
     tx = Tx(old=g, g=g, now=now, dm_closed=k.dm_closed)
     tx.activity = True
     tx.user_names.append((host.id, host.name, host.locale))
     await k.user(host.id)
     if open_thread:
-        tx.thread(NoticeKind.OPEN_THREAD)
+        tx.thread(notices.OpenThread())
         if not start:
-            tx.thread(NoticeKind.LOBBY)
+            tx.thread(notices.Lobby())
     if start:
         flow.deal(k, tx)
     new = await k.commit_new(tx)
@@ -99,7 +116,7 @@ async def setup_failed(k: Kernel, game_id: int, reason: str) -> GameInfo:
         tx = await k.begin(g)
         tx.set(status=GameStatus.CANCELLED, end_reason="no_thread", deadline_at=None)
         tx.skip_pending = True  # nothing queued for the thread can go anywhere
-        tx.dm_user(g.host_id, NoticeKind.SETUP_FAILED, reason=reason)
+        tx.dm_user(g.host_id, notices.SetupFailed(reason=reason))
         return (await k.commit(tx)).info()
 
     return await k.mutate(game_id, change)
@@ -107,14 +124,14 @@ async def setup_failed(k: Kernel, game_id: int, reason: str) -> GameInfo:
 
 async def join(k: Kernel, game_id: int, user: UserRef) -> GameInfo:
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
+        guards.require_lobby(g)
         if g.person(user.id) is not None:
             raise ManagerError(ErrorCode.ALREADY_JOINED, "you are already in this game")
         if user.id in g.options.barred:
             raise ManagerError(ErrorCode.REMOVED, "the host removed you from this lobby")
         if len(g.seats) >= g.options.players:
             raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
-        await k.check_limits(user.id, hosting=False)
+        await check_limits(k, user.id, hosting=False)
         tx = await k.begin(g)
         tx.set(seats=(*g.seats, SeatRow(len(g.seats), user.id, user.name)))
         tx.user_names.append((user.id, user.name, user.locale))
@@ -127,13 +144,13 @@ async def _lobby_changed(k: Kernel, tx: Tx) -> GameInfo:
     """Commit a change someone made in the lobby: it counts as activity, and the lobby
     message is refreshed."""
     tx.activity = True
-    tx.thread(NoticeKind.LOBBY)
+    tx.thread(notices.Lobby())
     return (await k.commit(tx)).info()
 
 
 async def leave_lobby(k: Kernel, game_id: int, user_id: int) -> GameInfo:
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
+        guards.require_lobby(g)
         return (await leave(k, g, user_id)).info()
 
     return await k.mutate(game_id, change)
@@ -142,31 +159,31 @@ async def leave_lobby(k: Kernel, game_id: int, user_id: int) -> GameInfo:
 async def leave(k: Kernel, g: LiveGame, user_id: int) -> LiveGame:
     """``user_id`` leaves the lobby ``g`` (under its lock): the host passes to the next
     person; the last person leaving cancels it."""
-    seat = k.require_person(g, user_id)
+    seat = guards.require_person(g, user_id)
     rest = [s for s in g.seats if s.seat != seat.seat]
     tx = await k.begin(g)
     tx.activity = True
     people = [s for s in rest if s.ai_level is None]
     if not people:
         tx.set(seats=renumbered(rest), status=GameStatus.CANCELLED, end_reason="cancelled")
-        tx.thread(NoticeKind.LOBBY)
-        tx.thread(NoticeKind.ENDED, reason="cancelled")
+        tx.thread(notices.Lobby())
+        tx.thread(notices.Ended(reason="cancelled"))
         return await k.commit(tx)
     host = g.host_id if g.host_id != user_id else people[0].user_id
     assert host is not None
     tx.set(seats=renumbered(rest), host_id=host,
            first_user_id=None if g.first_user_id == user_id else g.first_user_id)
-    tx.thread(NoticeKind.LOBBY)
+    tx.thread(notices.Lobby())
     return await k.commit(tx)
 
 
 async def add_computer(k: Kernel, game_id: int, by_user_id: int,
                        level: str | None = None) -> GameInfo:
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
-        k.require_host(g, by_user_id)
+        guards.require_lobby(g)
+        guards.require_host(g, by_user_id)
         chosen = level or g.options.ai_level
-        k.check_level(chosen)
+        guards.check_level(chosen)
         if len(g.seats) >= g.options.players:
             raise ManagerError(ErrorCode.GAME_FULL, "every seat is taken")
         tx = await k.begin(g)
@@ -178,8 +195,8 @@ async def add_computer(k: Kernel, game_id: int, by_user_id: int,
 
 async def remove_computer(k: Kernel, game_id: int, by_user_id: int, seat: int) -> GameInfo:
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
-        k.require_host(g, by_user_id)
+        guards.require_lobby(g)
+        guards.require_host(g, by_user_id)
         if not 0 <= seat < len(g.seats) or g.seats[seat].ai_level is None:
             raise ManagerError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not a computer")
         rest = [s for s in g.seats if s.seat != seat]
@@ -194,11 +211,11 @@ async def remove_person(k: Kernel, game_id: int, by_user_id: int, user_id: int) 
     """The host removes someone who joined their lobby (issue #20); that person may not join
     this lobby again (``options.barred``). The host leaves with Leave, not this."""
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
-        k.require_host(g, by_user_id)
+        guards.require_lobby(g)
+        guards.require_host(g, by_user_id)
         if user_id == g.host_id:
             raise ManagerError(ErrorCode.NOT_ALLOWED, "the host leaves with Leave")
-        k.require_person(g, user_id)
+        guards.require_person(g, user_id)
         rest = [s for s in g.seats if s.user_id != user_id]
         tx = await k.begin(g)
         barred = (*g.options.barred, user_id)
@@ -213,10 +230,10 @@ async def claim_first(k: Kernel, game_id: int, user_id: int) -> GameInfo:
     """The "who most recently pet a cat" race: the first seated person to click goes first.
     A later click by someone else is refused with ``not_allowed``."""
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
+        guards.require_lobby(g)
         if g.options.first is not FirstPlayer.PET:
             raise ManagerError(ErrorCode.NOT_ALLOWED, "the first player is drawn at random")
-        k.require_person(g, user_id)
+        guards.require_person(g, user_id)
         if g.first_user_id == user_id:
             return g.info()
         if g.first_user_id is not None:
@@ -230,8 +247,8 @@ async def claim_first(k: Kernel, game_id: int, user_id: int) -> GameInfo:
 
 async def cancel(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
     async def change(g: LiveGame) -> GameInfo:
-        k.require_lobby(g)
-        k.require_host(g, by_user_id)
+        guards.require_lobby(g)
+        guards.require_host(g, by_user_id)
         return (await flow.end(k, g, GameStatus.CANCELLED, "cancelled")).info()
 
     return await k.mutate(game_id, change)
@@ -240,12 +257,12 @@ async def cancel(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
 async def start(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
     """Deal the game with the seats filled so far (at least one person)."""
     async def change(g: LiveGame) -> LiveGame:
-        k.require_lobby(g)
-        k.require_host(g, by_user_id)
+        guards.require_lobby(g)
+        guards.require_host(g, by_user_id)
         if not g.people:
             raise ManagerError(ErrorCode.NOT_ENOUGH_PLAYERS, "a person must play")
         tx = await k.begin(g)
-        tx.thread(NoticeKind.LOBBY)
+        tx.thread(notices.Lobby())
         flow.deal(k, tx)
         return await k.commit(tx)
 
@@ -253,3 +270,36 @@ async def start(k: Kernel, game_id: int, by_user_id: int) -> GameInfo:
     async with k.lock(game_id):
         g = await flow.run_computers(k, await k.load(game_id))
     return g.info()
+
+
+# --------------------------------------------------------------------------- rematch
+
+
+async def rematch(kernel: Kernel, game_id: int, user: UserRef) -> tuple[GameInfo, bool]:
+    """A new lobby for a finished game, opened by one of its players: same options, the same
+    computer seats, in a new thread of the same channel (``rematch_of`` set; the lobby message
+    pings the previous players). If a rematch lobby of this game is still open, that one is
+    returned instead (``False``): two players pressing Rematch get one table."""
+    async with kernel.lock(game_id):
+        g = await kernel.reload(game_id)
+        if g.status is not GameStatus.OVER:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, "only a finished game has a rematch")
+        if g.challenge_week is not None:
+            raise ManagerError(ErrorCode.NOT_ALLOWED, "a challenge is played once a week")
+        if not any(s.user_id == user.id for s in g.seats):
+            raise ManagerError(ErrorCode.NOT_A_PLAYER, "only its players ask for a rematch")
+        for other in await kernel.store.rematches(game_id):
+            info = await kernel.get_game(other, fresh=True)
+            if info.status is GameStatus.LOBBY:
+                return info, False
+        computers = [s.ai_level for s in g.seats if s.ai_level is not None and not s.left]
+        # The same options; whom the old lobby's host removed is that lobby's matter.
+        options = g.options.model_copy(update={"barred": ()})
+        info = await create_game(kernel, user, g.guild_id, g.channel_id, options,
+                                 computers=computers, open_thread=True, rematch_of=game_id)
+        return info, True
+
+
+def previous_people(game: GameInfo) -> list[int]:
+    """The people who played ``game`` (for a rematch's invitation), in seat order."""
+    return [s.user_id for s in game.seats if s.user_id is not None]

@@ -1,6 +1,6 @@
-"""The values the game manager exchanges with its callers (the Discord layer, the offline demo,
-tests, the load generator): lobby options, game and seat snapshots, notices, stats, and the one
-error type with its stable codes. See ``docs/manager-api.md``; nothing here imports discord.
+"""The values the core exchanges with its callers (the Discord layer, the offline demo, tests,
+the load generator): lobby options, game and seat snapshots, stats, and the one error type with
+its stable codes (the notices are :mod:`bot.core.notices`). Nothing here imports discord.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
@@ -230,64 +230,6 @@ class MoveResult:
     events: list[Event]  # what this move did
 
 
-# --------------------------------------------------------------------------- notices
-
-
-class NoticeKind(StrEnum):
-    LOBBY = "lobby"
-    STARTED = "started"
-    DRAFT_PROMPT = "draft_prompt"
-    TURN_PROMPT = "turn_prompt"
-    TABLE = "table"
-    REMINDER = "reminder"
-    SEAT_CHANGED = "seat_changed"
-    GAME_OVER = "game_over"
-    ENDED = "ended"
-    DM_FALLBACK = "dm_fallback"
-    AUTOPLAYED = "autoplayed"  # DM: a move was played for you (what, and your new hand)
-    OPEN_THREAD = "open_thread"  # create (or adopt) the game's thread; first of its lane
-    SETUP_FAILED = "setup_failed"  # DM to the host: the table could not be opened
-    CHALLENGE_OVER = "challenge_over"  # DM: your weekly challenge game is over (its score)
-    CHALLENGE_SUMMARY = "challenge_summary"  # no game: a closed week's board, in a channel
-    TOURNAMENT = "tournament"  # no game: a tournament's sign-up, round, standings, podium...
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """One outbox row as the dispatcher hands it to a Delivery.
-
-    ``user_id`` set: a DM to that user; None: a post to the game's thread. ``key`` is unique,
-    at most 25 characters (fit for a Discord message nonce). ``ply`` is the game's ply once the
-    change that caused the notice was committed (what buttons in the message must carry).
-    ``guild_id``/``channel_id``/``thread_id`` are the game's at delivery time.
-    """
-
-    id: int
-    game_id: int
-    kind: NoticeKind
-    user_id: int | None
-    ply: int
-    payload: dict[str, Any]
-    key: str
-    attempts: int
-    created_at: datetime
-    guild_id: int
-    channel_id: int
-    thread_id: int | None
-    status: str = "pending"  # see storage.NoticeStatus (tools and tests read it)
-    message_id: int | None = None  # the Discord message a delivery created
-    # When it may first have reached Discord unrecorded (a failed attempt, or a process that
-    # died while posting it); None: never tried, or recorded.
-    sent_at: datetime | None = None
-    # Set by the dispatcher when ``sent_at`` is older than Discord's nonce window: the nonce no
-    # longer stops a second copy, so the delivery first looks for the post in the channel.
-    look_first: bool = False
-
-    @property
-    def is_dm(self) -> bool:
-        return self.user_id is not None
-
-
 # --------------------------------------------------------------------------- users and stats
 
 
@@ -333,5 +275,7 @@ class SweepReport:
     reminders_in_thread: int = 0  # of ``reminders``: posted in the thread (their DMs closed)
     failed: int = 0  # timers whose firing failed (each backs off; see Manager.sweep)
     busy: int = 0  # no longer counted: computer turns wait in the queue (bot.core.thinking)
-    challenges_closed: int = 0  # weekly challenges closed (their summaries queued)
+    # Steps each feature's periodic work took (bot.core.hooks): {"challenge": weeks closed,
+    # "tournament": rounds started or ended...}; features that did nothing are left out.
+    features: dict[str, int] = field(default_factory=dict)
     details: list[str] = field(default_factory=list)

@@ -59,7 +59,7 @@ from typing import Protocol
 
 from bot.core.clock import Clock, from_ms, to_ms
 from bot.core.faults import crash_point
-from bot.core.models import Notice
+from bot.core.notices import Notice
 from bot.core.storage import Lane, NoticeStatus, OutboxStore
 
 log = logging.getLogger("calico.outbox")

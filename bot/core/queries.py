@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core import challenge
+from bot.core.challenge import play as challenge
 from bot.core.clock import from_ms
 from bot.core.kernel import Kernel
 from bot.core.models import (
@@ -24,6 +24,12 @@ from engine.moves import parse_move
 from engine.rules import apply
 from engine.setup import new_game
 from engine.state import GameState
+
+
+async def game(k: Kernel, game_id: int, *, fresh: bool = False) -> GameInfo:
+    """A game (ManagerError ``unknown_game`` if there is none); ``fresh``: as stored now, not
+    as this process last saw it (another process may have moved it on)."""
+    return await k.get_game(game_id, fresh=fresh)
 
 
 async def state_at(k: Kernel, game_id: int, ply: int) -> GameState:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.core import challenge
+from bot.core.challenge import play as challenge
+from bot.core.challenge.model import NOT_YET
 from bot.core.clock import from_ms
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError
@@ -36,7 +37,7 @@ async def _checked(kernel: Kernel, game_id: int) -> GameInfo:
     if game.status is not GameStatus.OVER or game.state is None:
         raise ManagerError("not_finished", f"game {game_id} is not finished")
     if not await challenge.may_show(kernel, game):
-        raise ManagerError(challenge.NOT_YET, "the week's challenge is still open")
+        raise ManagerError(NOT_YET, "the week's challenge is still open")
     return game
 
 

@@ -20,7 +20,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -151,4 +151,24 @@ class ServerSettingsCache:
         return new
 
 
-__all__ = ["LANGUAGES", "RESETTABLE", "TURN_HOURS", "ServerSettings", "ServerSettingsCache"]
+class HasServers(Protocol):
+    """What holds one process's cache of server settings (the kernel)."""
+
+    servers: ServerSettingsCache
+
+
+async def settings(k: HasServers, guild_id: int | None) -> ServerSettings:
+    """A server's ``/calico admin`` choices (cached for a few seconds; defaults outside a
+    server)."""
+    return await k.servers.get(guild_id)
+
+
+async def update(k: HasServers, guild_id: int, changes: dict[str, Any],
+                 reset: tuple[str, ...] = ()) -> ServerSettings:
+    """Change a server's settings (field names of :class:`ServerSettings`; ``reset``: the
+    options to put back to their defaults) and return them as stored."""
+    return await k.servers.update(guild_id, changes, reset)
+
+
+__all__ = ["LANGUAGES", "RESETTABLE", "TURN_HOURS", "HasServers", "ServerSettings",
+           "ServerSettingsCache", "settings", "update"]

@@ -3,21 +3,21 @@
 Claims the due timers (with a lease, so several processes never fire one twice) and acts on
 each: reminders, turn deadlines (autopilot, a computer takes over, stall), computer turns left
 pending by a crash or a shutdown (queued again: :mod:`bot.core.thinking`), idle games; then
-closes the weekly challenges whose week ended and deletes old notices. The policy (what a timer
-does when) is :mod:`bot.core.timers`; the moves go through the flow.
+runs the features' periodic work (:mod:`bot.core.hooks`) and deletes old notices. The policy
+(what a timer does when) is :mod:`bot.core.timers`; the moves go through the flow.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any
 
-from bot.core import challenge, flow
-from bot.core.clock import from_ms
+from bot.core import flow
+from bot.core.clock import from_ms, iso_at, span_ms
 from bot.core.game import LiveGame
-from bot.core.kernel import Kernel, StaleError, iso_at, span_ms
-from bot.core.models import GameStatus, ManagerError, NoticeKind, SweepReport
+from bot.core.kernel import Kernel, StaleError
+from bot.core.models import GameStatus, ManagerError, SweepReport
+from bot.core.notices import Reminder
 from bot.core.storage import TimerRow
 from bot.core.timers import Step, decide
 
@@ -26,11 +26,11 @@ log = logging.getLogger("calico.manager")
 
 async def sweep(k: Kernel) -> SweepReport:
     """Act on every due timer (claimed, so that several processes never fire one twice):
-    reminders, turn deadlines, computer turns left pending, idle games; then close the
-    weekly challenges whose week ended (once across processes: see
-    :mod:`bot.core.challenge`) and delete notices that ended more than ``outbox_keep``
-    ago. A timer that fails is pushed back (doubling each time, up to
-    ``timer_backoff_max``), counted, logged once, and never holds the others."""
+    reminders, turn deadlines, computer turns left pending, idle games; then the features'
+    periodic work (:mod:`bot.core.hooks`: a week of the challenge to close, a tournament round
+    to start) and delete notices that ended more than ``outbox_keep`` ago. A timer that
+    fails is pushed back (doubling each time, up to ``timer_backoff_max``), counted, logged
+    once, and never holds the others."""
     now = k.now_ms()
     lease = span_ms(k.config.timer_lease)
     counts: dict[str, int] = {}
@@ -55,7 +55,7 @@ async def sweep(k: Kernel) -> SweepReport:
                 details.append(f"game {t.game_id} seat {t.seat}: {step}")
         if len(due) < k.config.sweep_batch or not fresh:
             break
-    closed = await challenge.close_due(k, now)
+    features = await k.hooks.sweep(k, now)  # a week to close, a round to start...
     pruned = await k.store.prune_outbox(now - span_ms(k.config.outbox_keep))
     if pruned:
         await k.store.after_prune()
@@ -67,7 +67,7 @@ async def sweep(k: Kernel) -> SweepReport:
         autoplayed=counts.get(Step.AUTOPILOT, 0), converted=counts.get(Step.CONVERT, 0),
         computer_moves=counts.get(Step.COMPUTER_MOVE, 0), stalled=counts.get(Step.STALL, 0),
         ended=counts.get("idle", 0), pruned=pruned, failed=counts.get("failed", 0),
-        challenges_closed=closed, details=details)
+        features=features, details=details)
 
 
 async def _timer_failed(k: Kernel, t: TimerRow, now: int, error: Exception) -> None:
@@ -163,16 +163,15 @@ async def _remind(k: Kernel, g: LiveGame, timer: TimerRow, final: bool, next_due
                                     reminders=timer.reminders + 1))
     if send:
         deadline = timer.deadline_at
-        payload: dict[str, Any] = {
-            "seat": timer.seat, "deadline_at": iso_at(deadline), "final": final,
-            "action": g.options.timeout_action.value, "phase": g.status.value,
-            "waiting": waiting, "overdue": deadline is not None and now >= deadline,
-            "next_at": iso_at(next_due) if not final else None,
-            "idle_days": k.config.idle_days}
+        reminder = Reminder(
+            seat=timer.seat, deadline_at=iso_at(deadline), final=final,
+            action=g.options.timeout_action.value, phase=g.status.value,
+            waiting=tuple(waiting), overdue=deadline is not None and now >= deadline,
+            next_at=iso_at(next_due) if not final else None, idle_days=k.config.idle_days)
         if in_thread:
-            tx.thread(NoticeKind.REMINDER, user_id=row.user_id, in_thread=True, **payload)
+            tx.thread(replace(reminder, user_id=row.user_id, in_thread=True))
         else:
-            tx.dm(timer.seat, NoticeKind.REMINDER, **payload)
+            tx.dm(timer.seat, reminder)
         tx.user_updates.append((row.user_id, {"last_reminder_at": now}))
     await k.commit(tx)
     if not send:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.core import flow
+from bot.core import flow, guards
 from bot.core.game import LiveGame, hint_flags, hints_allowed
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError, MoveResult
@@ -40,8 +40,8 @@ async def choose_goals(k: Kernel, game_id: int, user_id: int, ply: int,
     """A goal draft choice (B3, C4, D2 order). Drafts are simultaneous, so the button's
     ``ply`` is accepted as long as this person has not chosen yet (``stale`` after)."""
     async def change(g: LiveGame) -> tuple[LiveGame, list[Event]]:
-        state = k.require_started(g)
-        seat = k.require_person(g, user_id).seat
+        state = guards.require_started(g)
+        seat = guards.require_person(g, user_id).seat
         if g.status is not GameStatus.DRAFT or not state.seats[seat].goal_offer \
                 or ply > g.ply:
             raise ManagerError(ErrorCode.STALE, "your goal tiles are already chosen")
@@ -59,7 +59,7 @@ async def play_turn(k: Kernel, game_id: int, user_id: int, ply: int,
     random computer that follows moves before this returns; one that thinks is queued for a
     worker (:mod:`bot.core.thinking`) and its move is posted when it comes."""
     async def change(g: LiveGame) -> tuple[LiveGame, list[Event]]:
-        _, seat = k.require_turn(g, user_id, ply)
+        _, seat = guards.require_turn(g, user_id, ply)
         move = parse_move(seat, move_text)
         return await flow.apply_move(k, g, seat, move, "user")
 
@@ -74,7 +74,7 @@ async def take_hint(k: Kernel, game_id: int, user_id: int, ply: int) -> HintGran
     for no achievement. Returns the person's private view, all the hints may read (they are
     worked out by :mod:`bot.core.review`)."""
     async def change(g: LiveGame) -> HintGrant:
-        state, seat = k.require_turn(g, user_id, ply)
+        state, seat = guards.require_turn(g, user_id, ply)
         if not hints_allowed(g):
             raise ManagerError("hints_off", "hints are not allowed in this game")
         mark = hint_flags(seat)
@@ -107,7 +107,7 @@ async def preview(k: Kernel, game_id: int, user_id: int, ply: int, source: int,
     index = cell
 
     def read(g: LiveGame) -> list[Event]:
-        state, seat = k.require_turn(g, user_id, ply)
+        state, seat = guards.require_turn(g, user_id, ply)
         return engine_preview(state, seat, source, index)
 
     return await k.checked_read(game_id, read)

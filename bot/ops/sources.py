@@ -146,7 +146,7 @@ class CoreHealthSource:
 
     def now(self) -> datetime:
         # The manager's clock: stored times (the oldest notice, the last sweep) are on it.
-        return self._manager.clock.now()
+        return self._manager.kernel.clock.now()
 
     async def gateway(self) -> GatewayStatus:
         return self._gateway()
@@ -175,21 +175,21 @@ def core_scrape_sources(
     status``; without it ``calico_active_games`` is left out.
     """
 
-    m = manager
+    k = manager.kernel
 
     async def outbox() -> OutboxStats:
-        return await m.outbox_stats(m.clock.now())
+        return await manager.outbox_stats(k.clock.now())
 
-    pool = m.computers
+    pool = k.computers
     return ScrapeSources(
         gateway=gateway,
-        moves_committed=lambda: m.moves_committed,
-        timer_failures=lambda: m.timer_failures,
-        last_sweep=lambda: m.last_sweep_at,
+        moves_committed=lambda: k.moves_committed,
+        timer_failures=lambda: k.timer_failures,
+        last_sweep=lambda: k.last_sweep_at,
         notices=None if dispatcher is None else (lambda: dispatcher.counts),
         computers=None if pool is None else (lambda: computer_load(
-            pool, len(m.computer_turns) if m.computer_turns is not None else 0)),
+            pool, len(k.computer_turns) if k.computer_turns is not None else 0)),
         games_by_status=games_by_status,
         outbox=outbox,
-        now=m.clock.now,
+        now=k.clock.now,
     )

@@ -7,11 +7,12 @@ The messages around them (buttons, pictures, what is read from storage) are
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from bot.core import challenge, progress
+from bot.core.challenge import model as challenge
 from bot.core.models import GameInfo
+from bot.core.progress import model as progress
 from bot.words import markup, terms
 from bot.words.catalogue import Text
 from bot.words.markup import clip, mention
@@ -68,29 +69,21 @@ def computer_name(tr: Text, player: str) -> str:
 
 
 def game_over_lines(tr: Text, catalog: Catalog | None, game: GameInfo,
-                    info: Mapping[str, Any]) -> list[str]:
+                    info: progress.Progress | None) -> list[str]:
     """What the game earned: each achievement, each new title, a pick offered; and who
     earned nothing because of what happened to their own seat (a computer played for it, a
     hint taken): only that seat is voided."""
     names = terms.seat_names(game, tr)
     lines: list[str] = []
-    earned = [e for e in info.get("earned", []) if isinstance(e, dict)]
-    for e in earned:
-        seat = int(e.get("seat", 0))
-        name = names[seat] if 0 <= seat < len(names) else "?"
-        ids_ = [str(a) for a in e.get("ids", [])]
-        choices = [str(c) for c in e.get("choices", [])]
-        for a in ids_:
-            if len(choices) > 1:
-                lines.append(tr("achievements.choose", player=markup.name(name),
-                                name=achievement_name(tr, a)))
-            else:
-                lines.append(tr("achievements.earned", player=markup.name(name),
-                                name=achievement_name(tr, a)))
-        if e.get("title") is not None:
+    for e in info.earned if info is not None else ():
+        name = names[e.seat] if 0 <= e.seat < len(names) else "?"
+        for a in e.ids:
+            key = "achievements.choose" if len(e.choices) > 1 else "achievements.earned"
+            lines.append(tr(key, player=markup.name(name), name=achievement_name(tr, a)))
+        if e.title is not None:
             lines.append(tr("achievements.earned_title", player=markup.name(name),
-                            title=title_name(tr, catalog, int(e["title"]))))
-        reason = str(e.get("reason"))
+                            title=title_name(tr, catalog, e.title)))
+        reason = e.reason
         if reason in VOIDED:
             lines.append(tr(f"achievements.void.{reason}", player=markup.name(name)))
     return lines
@@ -135,20 +128,15 @@ def challenge_boards(tr: Text, server: challenge.Board | None,
             *challenge_board_lines(tr, tr("progress.scope.everywhere"), everywhere)]
 
 
-def challenge_summary_text(tr: Text, payload: Mapping[str, Any]) -> str:
+def challenge_summary_text(tr: Text, summary: challenge.Summary) -> str:
     """A closed week's summary, posted in the server's challenge channel."""
-    lines = [tr("progress.challenge.summary", week=payload.get("week", "?"),
-                count=int(payload.get("entrants") or 0))]
-    for line in payload.get("top") or []:
-        try:
-            rank, user_id, name, score = line
-        except (TypeError, ValueError):
-            continue
-        lines.append(tr("progress.challenge.summary_line", rank=rank, name=markup.name(str(name)),
-                        mention=mention(int(user_id)), score=score))
-    if payload.get("best") is not None:
+    lines = [tr("progress.challenge.summary", week=summary.week, count=summary.entrants)]
+    for rank, user_id, name, score in summary.top:
+        lines.append(tr("progress.challenge.summary_line", rank=rank, name=markup.name(name),
+                        mention=mention(user_id), score=score))
+    if summary.best is not None:
         lines.append("")
-        lines.append(tr("progress.challenge.summary_best", best=payload["best"],
-                        count=int(payload.get("everywhere") or 0)))
+        lines.append(tr("progress.challenge.summary_best", best=summary.best,
+                        count=summary.everywhere))
     lines.append(tr("progress.challenge.summary_next"))
     return clip("\n".join(lines), 2000)

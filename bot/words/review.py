@@ -8,18 +8,14 @@ The messages around them (pictures, buttons, the deferred answer) are
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bot.core.models import GameInfo
+from bot.core.review.model import HintsOutcome, ReviewOutcome
 from bot.words import markup, terms
 from bot.words.catalogue import Text
 from bot.words.catalogue import has as i18n_has
 from engine.ai.hints import Hint
 from engine.ai.review import Mistake, Placement, Reason, Review, TurnReview
 from engine.config import GameConfig
-
-if TYPE_CHECKING:
-    from bot.core.review import HintsOutcome, ReviewOutcome
 
 # Discord's limit on a message's content.
 MESSAGE_LIMIT = 2000

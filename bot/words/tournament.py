@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.pairing import Standing
-from bot.core.tournament import ROUND_ROBIN, Table, TournamentInfo
+from bot.core.tournament.model import ROUND_ROBIN, Table, TournamentInfo
+from bot.core.tournament.pairing import Standing
 from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.markup import clip, mention

@@ -16,7 +16,9 @@ from discord.ext import commands
 
 from bot.adapter.context import Host
 from bot.adapter.ui.views import game_choices
-from bot.core import challenge
+from bot.core import queries
+from bot.core.challenge import play as challenge
+from bot.core.challenge.model import NOT_YET
 from bot.core.models import ErrorCode, GameInfo, ManagerError
 from bot.words import answers
 from bot.words.catalogue import Text
@@ -61,20 +63,20 @@ async def resolve_game(bot: Host, interaction: discord.Interaction[Any],
     only active game. A named game must be :func:`visible` to the user here, else it is
     refused as if it did not exist (game ids are sequential)."""
     if game_id is not None:
-        named = await bot.manager.get_game(game_id)
+        named = await queries.game(bot.kernel, game_id)
         if not visible(named, interaction):
             raise ManagerError(ErrorCode.UNKNOWN_GAME, f"game {game_id} not visible here")
         if named.challenge_week is not None and named.seat_of(interaction.user.id) is None \
-                and not await challenge.may_show(bot.manager, named):
+                and not await challenge.may_show(bot.kernel, named):
             # Someone else's weekly challenge game: its tiles are this week's secret.
-            raise ManagerError(challenge.NOT_YET)
+            raise ManagerError(NOT_YET)
         return named
     channel = interaction.channel
     if isinstance(channel, discord.Thread):
-        game = await bot.manager.game_for_thread(channel.id)
+        game = await queries.game_for_thread(bot.kernel, channel.id)
         if game is not None:
             return game
-    games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
+    games = await queries.games_for_user(bot.kernel, interaction.user.id, active_only=True)
     if len(games) == 1:
         return games[0]
     raise ManagerError("pick_game" if games else "no_game_here")
@@ -84,7 +86,7 @@ async def game_autocomplete(bot: Host, interaction: discord.Interaction[Any],
                             current: str) -> list[app_commands.Choice[int]]:
     """The user's active games, newest first, filtered by what they typed."""
     tr = Text(interaction.locale)
-    games = await bot.manager.games_for_user(interaction.user.id, active_only=True)
+    games = await queries.games_for_user(bot.kernel, interaction.user.id, active_only=True)
 
     def label(g: GameInfo) -> str:
         text = tr("games.pick", game=g.id, status=answers.status_name(tr, g.status))

@@ -12,6 +12,7 @@ from bot.adapter.cogs import CalicoCog, L, game_autocomplete, resolve_game
 from bot.adapter.context import Host
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import leaving
 from bot.core.models import GameStatus, ManagerError
 from bot.words.catalogue import Text
 
@@ -35,7 +36,8 @@ class Admin(CalicoCog):
             if info.host_id != interaction.user.id and not admin_here:
                 raise ManagerError("manage_guild")
             was_lobby = info.status is GameStatus.LOBBY
-            await self.bot.manager.abandon(info.id, interaction.user.id, is_admin=admin_here)
+            await leaving.abandon(self.bot.kernel, info.id, interaction.user.id,
+                                  is_admin=admin_here)
             return Outgoing(tr("cancel.done" if was_lobby else "abandon.done", game=info.id))
 
         await respond.reply(interaction, work(), ephemeral=True)

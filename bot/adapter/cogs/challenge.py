@@ -12,8 +12,8 @@ import discord
 from discord import app_commands
 
 from bot.adapter.cogs import CalicoCog, L
-from bot.adapter.context import Host
-from bot.adapter.ui import progress as progress_ui
+from bot.adapter.context import Host, user_ref
+from bot.adapter.ui import challenge as challenge_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.words.catalogue import Text
@@ -24,13 +24,13 @@ class Challenge(CalicoCog):
     @app_commands.guild_only()
     async def challenge(self, interaction: discord.Interaction[Any]) -> None:
         tr = Text(interaction.locale)
-        me = progress_ui.user_ref(interaction)
+        me = user_ref(interaction)
         self.bot.locales.remember(me.id, me.locale)
         guild, channel = interaction.guild_id, interaction.channel_id
         assert guild is not None and channel is not None
 
         async def work() -> Outgoing:
-            return await progress_ui.challenge_message(tr, self.bot.manager, me, guild,
+            return await challenge_ui.challenge_message(tr, self.bot.kernel, me, guild,
                                                        channel)
 
         await respond.reply(interaction, work(), ephemeral=True)

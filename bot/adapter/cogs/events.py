@@ -1,5 +1,5 @@
 """Discord's life around games: threads and channels deleted, the bot removed from a server, a
-player leaving a server. Each listener tells the manager and swallows its own errors, so one bad
+player leaving a server. Each listener tells the kernel and swallows its own errors, so one bad
 event never takes the bot (or another game) down."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.adapter.cogs import CalicoCog
 from bot.adapter.context import Host
+from bot.core import leaving
 
 log = logging.getLogger("calico.events")
 
@@ -55,7 +56,7 @@ class Events(CalicoCog):
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         try:
-            ended = await self.bot.manager.guild_gone(guild.id)
+            ended = await leaving.guild_gone(self.bot.kernel, guild.id)
             log.info("left server %s: %d games ended", guild.id, len(ended))
         except Exception:
             log.exception("guild_gone(%s) failed", guild.id)
@@ -63,13 +64,13 @@ class Events(CalicoCog):
     @commands.Cog.listener()
     async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
         try:
-            await self.bot.manager.member_left(payload.guild_id, payload.user.id)
+            await leaving.member_left(self.bot.kernel, payload.guild_id, payload.user.id)
         except Exception:
             log.exception("member_left(%s, %s) failed", payload.guild_id, payload.user.id)
 
     async def _gone(self, channel_id: int) -> None:
         try:
-            ended = await self.bot.manager.channel_gone(channel_id)
+            ended = await leaving.channel_gone(self.bot.kernel, channel_id)
             if ended:
                 log.info("channel %s deleted: games %s ended", channel_id, ended)
         except Exception:

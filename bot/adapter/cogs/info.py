@@ -16,6 +16,7 @@ from bot.adapter.ui import images, messages, respond
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import queries
 from bot.core.models import ManagerError
 from bot.words import answers, describe, markup, terms
 from bot.words.catalogue import Text
@@ -84,7 +85,8 @@ class Info(CalicoCog):
         tr = Text(interaction.locale)
 
         async def work() -> Outgoing:
-            mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=True)
+            mine = await queries.games_for_user(self.bot.kernel, interaction.user.id,
+                                                active_only=True)
             return Outgoing(answers.games_text(tr, mine, interaction.user.id))
 
         await respond.reply(interaction, work(), ephemeral=True)
@@ -119,11 +121,11 @@ class Info(CalicoCog):
 
         async def work() -> Outgoing:
             guild_id = interaction.guild.id if interaction.guild is not None else None
-            result = await self.bot.manager.user_stats(target.id, guild_id,
+            result = await queries.user_stats(self.bot.kernel, target.id, guild_id,
                                                       viewer_id=interaction.user.id)
             text = answers.stats_text(tr, target.display_name, result)
-            text += await progress_ui.stats_lines(tr, self.bot.manager, target.id, guild_id)
-            reviewed = await review_ui.stats_line(tr, self.bot.manager, target.id)
+            text += await progress_ui.stats_lines(tr, self.bot.kernel, target.id, guild_id)
+            reviewed = await review_ui.stats_line(tr, self.bot.kernel, target.id)
             if reviewed:
                 text += "\n" + reviewed
             return Outgoing(markup.clip(text, 2000))
@@ -141,7 +143,7 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             assert interaction.guild is not None
             # By rating (OpenSkill ordinal), with wins and average: see bot.core.progress.
-            return await progress_ui.leaderboard_message(tr, self.bot.manager,
+            return await progress_ui.leaderboard_message(tr, self.bot.kernel,
                                                          interaction.guild.id,
                                                          everywhere=scope == "everywhere")
 

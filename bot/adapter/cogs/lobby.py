@@ -11,12 +11,12 @@ from discord import app_commands
 
 from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
-from bot.adapter.context import Host
+from bot.adapter.context import Host, user_ref
 from bot.adapter.options import CATS, BadOptionError, solo_options, start_options
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
-from bot.adapter.ui.flows import user_ref
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import lobby, queries, servers
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
 from bot.words import markup
@@ -59,7 +59,7 @@ class Lobby(CalicoCog):
         refusal = hosting.permission_refusal(tr, interaction)
         if refusal is None:
             # The server's own rules (/calico admin): its games channel, who may start games.
-            server = await self.bot.manager.server_settings(interaction.guild.id)
+            server = await servers.settings(self.bot.kernel, interaction.guild.id)
             refusal = hosting.start_refusal(tr, interaction, server)
         if refusal is not None:
             await respond.refuse_text(interaction, refusal)
@@ -69,9 +69,9 @@ class Lobby(CalicoCog):
     async def _within_limits(self, interaction: discord.Interaction[Any], *,
                              hosting: bool) -> bool:
         """Checked before the public answer begins, so that a person at their limit of
-        lobbies or games hears it privately (the manager checks again when creating)."""
+        lobbies or games hears it privately (the kernel checks again when creating)."""
         try:
-            await self.bot.manager.check_limits(interaction.user.id, hosting=hosting)
+            await lobby.check_limits(self.bot.kernel, interaction.user.id, hosting=hosting)
         except ManagerError as e:
             await respond.refuse(interaction, e)
             return False
@@ -91,7 +91,7 @@ class Lobby(CalicoCog):
         end = loop.time() + timeout
         delay = 0.05
         while True:
-            game = await self.bot.manager.get_game(game_id, fresh=True)
+            game = await queries.game(self.bot.kernel, game_id, fresh=True)
             ready = game.thread_id is not None and (
                 game.lobby_message_id is not None or game.status is not GameStatus.LOBBY)
             if ready or not game.status.active or loop.time() > end:
@@ -147,7 +147,7 @@ class Lobby(CalicoCog):
             return
         tr = Text(interaction.locale)
         # Not given: the server's defaults (/calico admin), else a day and the autopilot.
-        server = await self.bot.manager.server_settings(interaction.guild_id)
+        server = await servers.settings(self.bot.kernel, interaction.guild_id)
         turn_hours, timeout = hosting.start_defaults(server, turn_hours, timeout)
         try:
             options = start_options(players=players, setup=setup, variant=variant,
@@ -167,9 +167,8 @@ class Lobby(CalicoCog):
             # One transaction: the lobby, its computer seats, and the notices that open its
             # thread and post the lobby message there (a crash anywhere leaves a table the
             # outbox finishes setting up).
-            game = await self.bot.manager.create_game(
-                host, guild.id, channel.id, options, computers=[level] * computers,
-                open_thread=True)
+            game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
+                                           computers=[level] * computers, open_thread=True)
             crash_point("start.created")
             game = await self._wait_for_thread(game.id)
             return self._opened(tr, game, "lobby.opened", host)
@@ -207,13 +206,13 @@ class Lobby(CalicoCog):
 
         async def work() -> Outgoing:
             # Created and dealt in one transaction: never left waiting in a lobby.
-            game = await self.bot.manager.create_game(
-                host, guild.id, channel.id, options, open_thread=True, start=True)
+            game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
+                                           open_thread=True, start=True)
             crash_point("solo.created")
             game = await self._wait_for_thread(game.id)
             out = self._opened(tr, game, "lobby.solo_opened", None)
             if scenario is None:  # the rulebook's path through the scenarios: the next one
-                out.content += await progress_ui.scenario_suggestion(tr, self.bot.manager,
+                out.content += await progress_ui.scenario_suggestion(tr, self.bot.kernel,
                                                                      host.id)
             return out
 

@@ -12,6 +12,7 @@ from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_ga
 from bot.adapter.context import Host
 from bot.adapter.ui import flows, respond
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import leaving, lobby, queries
 from bot.core.models import GameStatus
 from bot.words.catalogue import Text
 
@@ -41,9 +42,9 @@ class Play(CalicoCog):
         async def work() -> Outgoing:
             info = await resolve_game(self.bot, interaction, game)
             if info.status is GameStatus.LOBBY:
-                await self.bot.manager.leave_lobby(info.id, interaction.user.id)
+                await lobby.leave_lobby(self.bot.kernel, info.id, interaction.user.id)
                 return Outgoing(tr("leave.lobby", game=info.id))
-            await self.bot.manager.leave_game(info.id, interaction.user.id)
+            await leaving.leave_game(self.bot.kernel, info.id, interaction.user.id)
             return Outgoing(tr("leave.game", game=info.id))
 
         await respond.reply(interaction, work(), ephemeral=True)
@@ -64,10 +65,10 @@ class Play(CalicoCog):
         async def work() -> Outgoing:
             uid = interaction.user.id
             if reminders is None and describe is None:
-                current = await self.bot.manager.get_settings(uid)
+                current = await queries.get_settings(self.bot.kernel, uid)
             else:
-                current = await self.bot.manager.set_settings(
-                    uid, None if reminders is None else reminders == "on",
+                current = await queries.set_settings(
+                    self.bot.kernel, uid, None if reminders is None else reminders == "on",
                     describe=None if describe is None else describe == "on")
             return Outgoing("\n".join((
                 tr("settings.reminders_on" if current.reminders else "settings.reminders_off"),

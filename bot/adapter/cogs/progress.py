@@ -12,6 +12,7 @@ from discord import app_commands
 from bot.adapter.cogs import CalicoCog, L
 from bot.adapter.context import Host
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import replays as replays_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import ManagerError
@@ -27,7 +28,7 @@ class Progress(CalicoCog):
         target = user or interaction.user
 
         async def work() -> Outgoing:
-            return await progress_ui.achievements_message(tr, self.bot.manager, target.id,
+            return await progress_ui.achievements_message(tr, self.bot.kernel, target.id,
                                                           target.display_name,
                                                           path=not target.bot)
 
@@ -41,11 +42,11 @@ class Progress(CalicoCog):
         uid = interaction.user.id
 
         async def work() -> Outgoing:
-            info = await progress_ui.finished_game(self.bot.manager, uid,
+            info = await replays_ui.finished_game(self.bot.kernel, uid,
                                                    interaction.channel_id, game)
-            if not progress_ui.allowed_to_see(info, uid, interaction.guild_id):
+            if not replays_ui.allowed_to_see(info, uid, interaction.guild_id):
                 raise ManagerError("unknown_game")  # as if it did not exist (issue 20)
-            return await progress_ui.replay_message(tr, self.bot.manager, info.id)
+            return await replays_ui.replay_message(tr, self.bot.kernel, info.id)
 
         # Posted for the channel to see (a replay is public information), drawn meanwhile.
         await respond.reply(interaction, work(), ephemeral=interaction.guild_id is None)
@@ -53,8 +54,8 @@ class Progress(CalicoCog):
     @replay.autocomplete("game")
     async def _replay_game(self, interaction: discord.Interaction[Any],
                            current: str) -> list[app_commands.Choice[int]]:
-        return await progress_ui.finished_autocomplete(
-            self.bot.manager, interaction.user.id, current, Text(interaction.locale))
+        return await replays_ui.finished_autocomplete(
+            self.bot.kernel, interaction.user.id, current, Text(interaction.locale))
 
     @app_commands.command(name="record", description=L("cmd.record"))
     @app_commands.describe(game=L("opt.finished_game"))
@@ -64,17 +65,17 @@ class Progress(CalicoCog):
         uid = interaction.user.id
 
         async def work() -> Outgoing:
-            info = await progress_ui.finished_game(self.bot.manager, uid,
+            info = await replays_ui.finished_game(self.bot.kernel, uid,
                                                    interaction.channel_id, game)
-            return await progress_ui.record_message(tr, self.bot.manager, info.id, uid)
+            return await replays_ui.record_message(tr, self.bot.kernel, info.id, uid)
 
         await respond.reply(interaction, work(), ephemeral=True)
 
     @record.autocomplete("game")
     async def _record_game(self, interaction: discord.Interaction[Any],
                            current: str) -> list[app_commands.Choice[int]]:
-        return await progress_ui.finished_autocomplete(
-            self.bot.manager, interaction.user.id, current, Text(interaction.locale))
+        return await replays_ui.finished_autocomplete(
+            self.bot.kernel, interaction.user.id, current, Text(interaction.locale))
 
 
 async def setup(bot: Host) -> None:

@@ -16,8 +16,9 @@ from bot.adapter.cogs import CalicoCog, L
 from bot.adapter.context import Host
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.views import game_choices
+from bot.core import queries
 from bot.core.models import ManagerError
-from bot.core.review import ReviewService
+from bot.core.review.service import ReviewService
 from bot.words import review as review_words
 from bot.words.catalogue import Text
 
@@ -29,7 +30,7 @@ class Reviews(CalicoCog):
 
     async def cog_load(self) -> None:
         await super().cog_load()
-        self.service = ReviewService(self.bot.manager,
+        self.service = ReviewService(self.bot.kernel,
                                      workers=self.bot.settings.review_workers)
         review_ui.register(self.bot, self.service)
 
@@ -43,10 +44,10 @@ class Reviews(CalicoCog):
         recently finished game."""
         channel = interaction.channel
         if isinstance(channel, discord.Thread):
-            game = await self.bot.manager.game_for_thread(channel.id)
+            game = await queries.game_for_thread(self.bot.kernel, channel.id)
             if game is not None:
                 return game.id
-        mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
+        mine = await queries.games_for_user(self.bot.kernel, interaction.user.id, active_only=False)
         done = review_ui.finished(mine)
         if not done:
             raise ManagerError("review_no_game")
@@ -65,7 +66,7 @@ class Reviews(CalicoCog):
     async def _review_game(self, interaction: discord.Interaction[Any],
                            current: str) -> list[app_commands.Choice[int]]:
         tr = Text(interaction.locale)
-        mine = await self.bot.manager.games_for_user(interaction.user.id, active_only=False)
+        mine = await queries.games_for_user(self.bot.kernel, interaction.user.id, active_only=False)
         return game_choices(((review_words.finished_label(tr, g), g.id)
                              for g in review_ui.finished(mine)), current)
 

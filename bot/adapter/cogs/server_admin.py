@@ -20,6 +20,7 @@ from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.context import Host
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import servers
 from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
 from bot.words.catalogue import Text
 
@@ -104,18 +105,17 @@ class ServerAdmin(CalicoCog):
         if ping_role is not None and not ping_role.mentionable \
                 and not interaction.app_permissions.mention_everyone:
             notes.append(tr("hosting.role_not_mentionable", role=ping_role.mention))
-        manager = self.bot.manager
+        kernel = self.bot.kernel
 
         async def work() -> Outgoing:
             if changes or reset:
-                server = await manager.set_server_settings(
-                    guild.id, changes, (reset,) if reset else ())
+                server = await servers.update(kernel, guild.id, changes, (reset,) if reset else ())
                 log.info("server %s settings changed by %s: %s%s", guild.id,
                          interaction.user.id, sorted(changes),
                          f", reset {reset}" if reset else "")
                 head = tr("hosting.saved")
             else:
-                server = await manager.server_settings(guild.id)
+                server = await servers.settings(kernel, guild.id)
                 head = ""
             text = hosting.settings_text(tr, server)
             return Outgoing("\n".join(x for x in (head, text, *notes) if x))

@@ -28,14 +28,15 @@ from bot.adapter.cogs.lobby import (
     TIMEOUT_CHOICES,
     VARIANT_CHOICES,
 )
-from bot.adapter.context import Host
+from bot.adapter.context import Host, user_ref
 from bot.adapter.options import BadOptionError, start_options
-from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import tournament as tour
+from bot.core import servers
 from bot.core.models import ManagerError
+from bot.core.tournament import model as tour
+from bot.core.tournament import records, signup
 from bot.words import markup
 from bot.words import tournament as words
 from bot.words.catalogue import Text
@@ -58,7 +59,7 @@ class Tournament(CalicoCog):
                                guild_only=True)
 
     async def _privileged(self, interaction: discord.Interaction[Any]) -> bool:
-        server = await self.bot.manager.server_settings(interaction.guild_id)
+        server = await servers.settings(self.bot.kernel, interaction.guild_id)
         return privileged(interaction, getattr(server, ROLE_KEY, None))
 
     async def _resolve(self, interaction: discord.Interaction[Any],
@@ -66,11 +67,11 @@ class Tournament(CalicoCog):
         """The tournament named (of this server only), or the server's latest under way."""
         guild = interaction.guild_id or 0
         if number is not None:
-            t = await tour.get(self.bot.manager, number)
+            t = await records.get(self.bot.kernel, number)
             if t.guild_id != guild:
                 raise ManagerError(tour.UNKNOWN, "another server's tournament")
             return t
-        found = await tour.listed(self.bot.manager, guild)
+        found = await records.listed(self.bot.kernel, guild)
         going = [t for t in found if t.status in (tour.SIGNUP, tour.RUNNING, tour.PAUSED)]
         if not (going or found):
             raise ManagerError(tour.UNKNOWN, "no tournament here")
@@ -112,7 +113,7 @@ class Tournament(CalicoCog):
         if guild is None or not await self._privileged(interaction):
             await respond.refuse_text(interaction, tr("tournament.create_refused"))
             return
-        server = await self.bot.manager.server_settings(guild.id)
+        server = await servers.settings(self.bot.kernel, guild.id)
         channel_id = server.games_channel_id or interaction.channel_id
         if channel_id is None or (server.games_channel_id is None and not isinstance(
                 interaction.channel, discord.TextChannel)):
@@ -129,16 +130,16 @@ class Tournament(CalicoCog):
         except BadOptionError as e:
             await respond.refuse_text(interaction, tr("start.bad_options", reason=e.reason(tr)))
             return
-        organiser = progress_ui.user_ref(interaction)
+        organiser = user_ref(interaction)
         self.bot.locales.remember(organiser.id, organiser.locale)
-        now = self.bot.manager.now_ms()
+        now = self.bot.kernel.now_ms()
         signup_ends = now + signup_hours * HOUR_MS
         starts = now + (start_hours if start_hours is not None else signup_hours) * HOUR_MS
         spec = tour.Spec(name, format, rounds, table_size, options, signup_ends, starts,
                          float(round_hours))
 
         async def work() -> Outgoing:
-            t = await tour.create(self.bot.manager, organiser, guild.id, channel_id, spec)
+            t = await signup.create(self.bot.kernel, organiser, guild.id, channel_id, spec)
             return Outgoing(tr("tournament.created", id=t.id, name=markup.name(t.name),
                                channel=markup.channel_mention(channel_id)))
 
@@ -151,7 +152,7 @@ class Tournament(CalicoCog):
         tr = Text(interaction.locale)
 
         async def work() -> Outgoing:
-            found = await tour.listed(self.bot.manager, interaction.guild_id or 0)
+            found = await records.listed(self.bot.kernel, interaction.guild_id or 0)
             if not found:
                 return Outgoing(tr("tournament.list.none"))
             lines = [tr("tournament.list.title"), *(words.list_line(tr, t) for t in found)]
@@ -167,7 +168,7 @@ class Tournament(CalicoCog):
 
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
-            return await tournament_ui.standings_message(tr, self.bot.manager, t,
+            return await tournament_ui.standings_message(tr, self.bot.kernel, t,
                                                          viewer=interaction.user.id)
 
         await respond.reply(interaction, work(), ephemeral=True)
@@ -181,7 +182,7 @@ class Tournament(CalicoCog):
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
             was_signup = t.status == tour.SIGNUP
-            t = await tour.leave(self.bot.manager, t.id, interaction.user.id)
+            t = await signup.leave(self.bot.kernel, t.id, interaction.user.id)
             key = "tournament.left" if was_signup else "tournament.withdrawn_done"
             return Outgoing(tr(key, name=markup.name(t.name)))
 
@@ -198,7 +199,7 @@ class Tournament(CalicoCog):
 
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
-            t = await tour.close_signup(self.bot.manager, t.id, interaction.user.id, allowed)
+            t = await signup.close_signup(self.bot.kernel, t.id, interaction.user.id, allowed)
             return Outgoing(tr("tournament.closed_done", name=markup.name(t.name),
                                count=len(t.entrants)))
 
@@ -213,7 +214,7 @@ class Tournament(CalicoCog):
 
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
-            t = await tour.remove(self.bot.manager, t.id, interaction.user.id, user.id, allowed)
+            t = await signup.remove(self.bot.kernel, t.id, interaction.user.id, user.id, allowed)
             return Outgoing(tr("tournament.removed", user=markup.mention(user.id),
                                name=markup.name(t.name)))
 
@@ -228,7 +229,7 @@ class Tournament(CalicoCog):
 
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
-            t = await tour.pause(self.bot.manager, t.id, interaction.user.id, paused, allowed)
+            t = await signup.pause(self.bot.kernel, t.id, interaction.user.id, paused, allowed)
             key = "tournament.paused_done" if paused else "tournament.resumed_done"
             return Outgoing(tr(key, name=markup.name(t.name)))
 
@@ -243,7 +244,7 @@ class Tournament(CalicoCog):
 
         async def work() -> Outgoing:
             t = await self._resolve(interaction, tournament)
-            t = await tour.cancel(self.bot.manager, t.id, interaction.user.id, allowed)
+            t = await signup.cancel(self.bot.kernel, t.id, interaction.user.id, allowed)
             return Outgoing(tr("tournament.cancelled_done", name=markup.name(t.name)))
 
         await respond.reply(interaction, work(), ephemeral=True)

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.adapter.ui.outgoing import Outgoing
+from bot.core import queries
 from bot.words import describe
 from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
-    from bot.core.manager import Manager
+    from bot.core.kernel import Kernel
 
 
 def long_text(out: Outgoing) -> str:
@@ -29,8 +30,8 @@ def long_text(out: Outgoing) -> str:
     return "\n\n".join(out.words[name] for name, _ in out.files if out.words.get(name))
 
 
-async def wants_words(manager: Manager, user_id: int) -> bool:
-    return (await manager.get_settings(user_id)).describe
+async def wants_words(kernel: Kernel, user_id: int) -> bool:
+    return (await queries.get_settings(kernel, user_id)).describe
 
 
 def dm_parts(tr: Text, out: Outgoing, limit: int = describe.MESSAGE_CONTENT_LIMIT
@@ -62,7 +63,7 @@ async def for_reader(interaction: discord.Interaction[Any],
     out = await work
     if out is None or not out.words:
         return out
-    manager: Manager | None = getattr(interaction.client, "manager", None)
-    if manager is None or not await wants_words(manager, interaction.user.id):
+    kernel: Kernel | None = getattr(interaction.client, "kernel", None)
+    if kernel is None or not await wants_words(kernel, interaction.user.id):
         return out
     return fitted(Text(interaction.locale), out)

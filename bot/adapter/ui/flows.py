@@ -1,11 +1,11 @@
-"""What each button and select does: parse, ask the game manager, answer in place.
+"""What each button and select does: parse, ask the game kernel, answer in place.
 
 Every handler is a short script: build the answer through :func:`bot.adapter.ui.respond.update`
 (edit the clicked message in place) or :func:`bot.adapter.ui.respond.reply` (a private new
-message), inside which the manager is called and the picture rendered. Refusals from the manager
+message), inside which the kernel is called and the picture rendered. Refusals from the kernel
 or the engine (someone else's button, a button from an earlier turn, a double click, a game that
 ended, a full table) come back as short private answers and change nothing. No rules here:
-legality, turn order and ply checks are the manager's and the engine's."""
+legality, turn order and ply checks are the kernel's and the engine's."""
 
 from __future__ import annotations
 
@@ -16,28 +16,25 @@ from typing import Any
 import discord
 
 from bot.adapter import options
-from bot.adapter.context import app_of
+from bot.adapter.context import app_of, user_ref
 from bot.adapter.ui import custom_ids as ids
+from bot.adapter.ui import lobby as lobby_ui
 from bot.adapter.ui import messages, respond
 from bot.adapter.ui import progress as progress_ui
+from bot.adapter.ui import replays as replays_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
+from bot.core import lobby, queries, turns
+from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.words.catalogue import Text
 from engine.hexgrid import parse_cell
 
 log = logging.getLogger("calico.flows")
 
 
-def user_ref(interaction: discord.Interaction[Any]) -> UserRef:
-    """Who clicked, as the manager stores them (with their language for later DMs)."""
-    user = interaction.user
-    return UserRef(id=user.id, name=user.display_name, locale=str(interaction.locale.value))
-
-
 def _ensure_ply(game: GameInfo, ply: int) -> None:
-    """A button made for another ply is out of date (the manager checks this too)."""
+    """A button made for another ply is out of date (the kernel checks this too)."""
     if game.status in (GameStatus.OVER, GameStatus.CANCELLED, GameStatus.ABANDONED):
         raise ManagerError("game_over")
     if game.ply != ply:
@@ -49,25 +46,25 @@ def _ensure_ply(game: GameInfo, ply: int) -> None:
 
 async def lobby_click(interaction: discord.Interaction[Any], cid: ids.LobbyId) -> None:
     bot = app_of(interaction)
-    manager = bot.manager
+    kernel = bot.kernel
     me = user_ref(interaction)
 
     async def work() -> Outgoing | None:
         if cid.action == "join":
-            game = await manager.join(cid.game, me)
+            game = await lobby.join(kernel, cid.game, me)
         elif cid.action == "leave":
-            game = await manager.leave_lobby(cid.game, me.id)
+            game = await lobby.leave_lobby(kernel, cid.game, me.id)
         elif cid.action == "cpu":
-            current = await manager.get_game(cid.game)
-            game = await manager.add_computer(cid.game, me.id, current.options.ai_level)
+            current = await queries.game(kernel, cid.game)
+            game = await lobby.add_computer(kernel, cid.game, me.id, current.options.ai_level)
         elif cid.action == "start":
-            game = await manager.start(cid.game, me.id)
+            game = await lobby.start(kernel, cid.game, me.id)
         elif cid.action == "cancel":
-            game = await manager.cancel(cid.game, me.id)
+            game = await lobby.cancel(kernel, cid.game, me.id)
         else:
-            game = await manager.claim_first(cid.game, me.id)
+            game = await lobby.claim_first(kernel, cid.game, me.id)
         tr = await bot.thread_text(game)
-        return await progress_ui.lobby_message(tr, manager, game)
+        return await lobby_ui.lobby_message(tr, kernel, game)
 
     await respond.update(interaction, work())
 
@@ -83,13 +80,13 @@ async def lobby_remove(interaction: discord.Interaction[Any], cid: ids.LobbyRemo
         person = options.whole_number(value[1:]) if value.startswith("u") else None
         seat = None if person is not None else options.whole_number(value)
         if person is not None:
-            game = await bot.manager.remove_person(cid.game, interaction.user.id, person)
+            game = await lobby.remove_person(bot.kernel, cid.game, interaction.user.id, person)
         elif seat is not None:
-            game = await bot.manager.remove_computer(cid.game, interaction.user.id, seat)
+            game = await lobby.remove_computer(bot.kernel, cid.game, interaction.user.id, seat)
         else:
             raise ManagerError("stale")
         tr = await bot.thread_text(game)
-        return await progress_ui.lobby_message(tr, bot.manager, game)
+        return await lobby_ui.lobby_message(tr, bot.kernel, game)
 
     await respond.update(interaction, work())
 
@@ -111,7 +108,7 @@ async def draft_pick(interaction: discord.Interaction[Any], cid: ids.DraftId,
 
     async def work() -> Outgoing:
         order = _order_from(values)
-        game = await bot.manager.get_game(cid.game)
+        game = await queries.game(bot.kernel, cid.game)
         _ensure_draft(game, interaction.user.id)
         return await messages.draft_panel(tr, game, interaction.user.id, order)
 
@@ -133,7 +130,7 @@ async def draft_confirm(interaction: discord.Interaction[Any], cid: ids.DraftCon
     uid = interaction.user.id
 
     async def work() -> Outgoing:
-        game = await bot.manager.get_game(cid.game)
+        game = await queries.game(bot.kernel, cid.game)
         _ensure_draft(game, uid)
         seat = game.seat_of(uid)
         assert seat is not None and game.state is not None
@@ -141,7 +138,7 @@ async def draft_confirm(interaction: discord.Interaction[Any], cid: ids.DraftCon
         if max(cid.order) >= len(offer):
             raise ManagerError("stale")
         goals = [offer[i] for i in cid.order]
-        result = await bot.manager.choose_goals(cid.game, uid, game.ply, goals)
+        result = await turns.choose_goals(bot.kernel, cid.game, uid, game.ply, goals)
         return messages.draft_done(tr, result.game, goals)
 
     await respond.update(interaction, work())
@@ -152,7 +149,7 @@ async def draft_back(interaction: discord.Interaction[Any], cid: ids.DraftBackId
     tr = Text(interaction.locale)
 
     async def work() -> Outgoing:
-        game = await bot.manager.get_game(cid.game)
+        game = await queries.game(bot.kernel, cid.game)
         _ensure_draft(game, interaction.user.id)
         return await messages.draft_panel(tr, game, interaction.user.id)
 
@@ -175,9 +172,9 @@ async def cell_pick(interaction: discord.Interaction[Any], cid: ids.CellId,
             cell_index = parse_cell(cell)
         except ValueError:
             raise ManagerError("stale") from None
-        events = await bot.manager.preview(cid.game, uid, cid.ply, int(cid.source[1:]),
+        events = await turns.preview(bot.kernel, cid.game, uid, cid.ply, int(cid.source[1:]),
                                            cell_index)
-        game = await bot.manager.get_game(cid.game)
+        game = await queries.game(bot.kernel, cid.game)
         _ensure_ply(game, cid.ply)
         step = messages.PanelStep(cid.source, cell.upper(), tuple(events))
         return await messages.turn_panel(tr, game, uid, step)
@@ -192,7 +189,7 @@ async def take(interaction: discord.Interaction[Any], cid: ids.TakeId) -> None:
     uid = interaction.user.id
 
     async def work() -> Outgoing:
-        result = await bot.manager.play_turn(cid.game, uid, cid.ply, cid.move_text())
+        result = await turns.play_turn(bot.kernel, cid.game, uid, cid.ply, cid.move_text())
         # No picture drawn here: the answer only edits the words and drops the buttons.
         return messages.turn_committed(tr, result.game, uid, result.events)
 
@@ -206,7 +203,7 @@ async def undo(interaction: discord.Interaction[Any], cid: ids.UndoId) -> None:
     uid = interaction.user.id
 
     async def work() -> Outgoing:
-        game = await bot.manager.get_game(cid.game)
+        game = await queries.game(bot.kernel, cid.game)
         _ensure_ply(game, cid.ply)
         if game.seat_of(uid) is None:
             raise ManagerError("not_a_player")
@@ -225,7 +222,7 @@ async def show_hand(interaction: discord.Interaction[Any], game_id: int) -> None
     uid = interaction.user.id
 
     async def work() -> Outgoing:
-        game = await bot.manager.get_game(game_id)
+        game = await queries.game(bot.kernel, game_id)
         return await hand_panel(tr, game, uid)
 
     await respond.reply(interaction, work(), ephemeral=True, defer_first=False)
@@ -259,8 +256,8 @@ ROUTES: dict[type[ids.CustomId], Handler] = {
     ids.TakeId: lambda it, ix: take(ix, it.cid),
     ids.UndoId: lambda it, ix: undo(ix, it.cid),
     ids.HandId: lambda it, ix: show_hand(ix, it.cid.game),
-    ids.ReplayId: lambda it, ix: progress_ui.replay_click(ix, it.cid),
-    ids.RematchId: lambda it, ix: progress_ui.rematch_click(ix, it.cid),
+    ids.ReplayId: lambda it, ix: replays_ui.replay_click(ix, it.cid),
+    ids.RematchId: lambda it, ix: lobby_ui.rematch_click(ix, it.cid),
     ids.PickId: lambda it, ix: progress_ui.pick_click(ix, it.cid, _values(it)),
     ids.HintId: lambda it, ix: review_ui.hint_click(ix, it.cid),
     ids.ReviewId: lambda it, ix: review_ui.review_click(ix, it.cid),

@@ -14,7 +14,6 @@ thread posts use ``public_view``. Neither carries the bag or the seed.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,10 +21,11 @@ from bot.adapter.ui import images, views
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core.models import GameInfo, GameStatus
+from bot.core.notices import Reminder
 from bot.words import answers, describe, markup, narration, panels, posts, terms
 from bot.words.catalogue import Text
 from engine.errors import EngineError
-from engine.events import Event, ScenarioResult, TilePlaced, event_from_dict
+from engine.events import Event, ScenarioResult, TilePlaced
 from engine.hexgrid import CELL_BY_NAME, cell_name
 from engine.rules import placements, preview
 from engine.state import TURNS_PER_PLAYER, GameState, Phase
@@ -236,21 +236,6 @@ def turn_committed(tr: Text, game: GameInfo, user_id: int,
 # --------------------------------------------------------------------------- thread posts
 
 
-def events_from_payload(raw: object) -> list[Event]:
-    """Events as stored in a notice payload (dicts) back into engine events."""
-    out: list[Event] = []
-    if isinstance(raw, list):
-        for item in raw:
-            if isinstance(item, Event):
-                out.append(item)
-            elif isinstance(item, dict):
-                try:
-                    out.append(event_from_dict(item))
-                except (KeyError, TypeError, ValueError):
-                    continue
-    return out
-
-
 async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: int,
                      events: Sequence[Event], *, autoplayed: bool, current: bool) -> Outgoing:
     """The thread's account of one move: narration, the mover's quilt, the next player pinged.
@@ -296,18 +281,17 @@ async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -
     return out
 
 
-def reminder_message(tr: Text, game: GameInfo, *, final: bool, in_thread: bool,
-                     user_id: int, waiting: object = None, overdue: bool = False,
-                     next_at: dt.datetime | None = None, idle_days: float = 30) -> Outgoing:
+def reminder_message(tr: Text, game: GameInfo, reminder: Reminder, *, in_thread: bool,
+                     user_id: int) -> Outgoing:
     """A nudge with a jump link, also listing the player's other games waiting for them.
 
     ``in_thread``: their DMs are closed, so it is posted in the game's thread, pinging them,
     with the "Show my hand" button to play from there. ``overdue``: past the deadline (the
     game keeps reminding), worded as such, with when the next reminder comes, if one does."""
-    text = posts.reminder_text(tr, game, final=final, deadline=game.deadline_at,
-                               in_thread=in_thread, user_id=user_id, overdue=overdue,
-                               next_at=next_at, idle_days=idle_days)
-    others = [int(g) for g in waiting if int(g) != game.id] if isinstance(waiting, list) else []
+    text = posts.reminder_text(tr, game, final=reminder.final, deadline=game.deadline_at,
+                               in_thread=in_thread, user_id=user_id, overdue=reminder.overdue,
+                               next_at=reminder.next_time(), idle_days=reminder.idle_days)
+    others = [g for g in reminder.waiting if g != game.id]
     text += posts.also_waiting(tr, others)
     if not in_thread:
         return Outgoing(text)

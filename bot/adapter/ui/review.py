@@ -9,7 +9,7 @@
   engine's three best placements with their values, privately.
 - The score sheet says when hints were taken, and carries the review button.
 
-The work itself is :class:`bot.core.review.ReviewService`'s (worker processes, storage); the
+The work itself is :class:`bot.core.review.service.ReviewService`'s (worker processes, storage); the
 running bot's service is found with :func:`service_of` (the review cog registers it).
 The words are :mod:`bot.words.review`'s.
 """
@@ -30,10 +30,12 @@ from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import items, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.adapter.ui.views import ItemsView
-from bot.core import review as core_review
+from bot.core import queries
 from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, GameStatus, ManagerError
-from bot.core.review import HintsOutcome, ReviewOutcome, ReviewService
+from bot.core.review import service as core_review
+from bot.core.review.model import HintsOutcome, ReviewOutcome
+from bot.core.review.service import ReviewService
 from bot.words import markup
 from bot.words import review as review_words
 from bot.words.catalogue import Text
@@ -155,7 +157,7 @@ def hints_message(tr: Text, outcome: HintsOutcome) -> Outgoing:
 
 
 def _check_hint(game: GameInfo, user_id: int, ply: int) -> None:
-    """The refusals a hint click gets before anything is asked (the manager checks again)."""
+    """The refusals a hint click gets before anything is asked (the kernel checks again)."""
     if not game.status.active:
         raise ManagerError("game_over")
     if game.seat_of(user_id) is None:
@@ -184,7 +186,7 @@ async def hint_click(interaction: discord.Interaction[Any], cid: ids.HintId) -> 
 
     async def work() -> Outgoing:
         if not cid.confirmed:
-            game = await bot.manager.get_game(cid.game)
+            game = await queries.game(bot.kernel, cid.game)
             _check_hint(game, uid, cid.ply)
             # Asked once per seat: each person's own achievements are at stake.
             if game.seat_of(uid) not in game.hinted:
@@ -223,9 +225,9 @@ def add_review_button(tr: Text, game: GameInfo, out: Outgoing) -> None:
         out.view.add_item(items.button(ids.ReviewId(game.id), tr("review.button")))
 
 
-async def stats_line(tr: Text, manager: Kernel, user_id: int) -> str:
+async def stats_line(tr: Text, kernel: Kernel, user_id: int) -> str:
     """``/calico stats``: the person's reviewed games and their mean accuracy ("" if none)."""
-    count, mean = await core_review.accuracy(manager, user_id)
+    count, mean = await core_review.accuracy(kernel, user_id)
     return review_words.stats_text(tr, count, mean)
 
 

@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.adapter import postmarks
-from bot.adapter.context import app_of
+from bot.adapter.context import app_of, user_ref
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, items, respond
-from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import tournament as tour
-from bot.core.models import ManagerError, Notice
+from bot.core import queries, servers
+from bot.core.models import GameInfo, ManagerError
+from bot.core.notices import GameOver, Notice
 from bot.core.outbox import SKIPPED, DeliveryError, Receipt
-from bot.core.storage import NoticeStatus
+from bot.core.tournament import model as tour
+from bot.core.tournament import records, signup
 from bot.words import markup
 from bot.words import tournament as words
 from bot.words.catalogue import Text
@@ -36,7 +37,7 @@ from render.standings import render_standings
 
 if TYPE_CHECKING:
     from bot.adapter.context import App
-    from bot.core.manager import Manager
+    from bot.core.kernel import Kernel
 
 log = logging.getLogger("calico.tournament")
 
@@ -45,18 +46,14 @@ THREAD_WAIT = 10.0  # seconds a round's post waits for its tables' threads
 
 
 async def channel_text(bot: App, t: tour.TournamentInfo) -> Text:
-    chosen = (await bot.manager.server_settings(t.guild_id)).language
+    chosen = (await servers.settings(bot.kernel, t.guild_id)).language
     return Text(chosen) if chosen else await bot.locales.text_for(t.organiser_id)
 
 
-def signup_open(manager: Manager, t: tour.TournamentInfo) -> bool:
-    return t.status == tour.SIGNUP and manager.now() < t.signup_ends_at
-
-
-def signup_message(tr: Text, manager: Manager, t: tour.TournamentInfo) -> Outgoing:
+def signup_message(tr: Text, t: tour.TournamentInfo) -> Outgoing:
     """The sign-up message: Join and Leave while the sign-up is open; Leave (withdraw) alone
     while the tournament runs; no button once it is over."""
-    open_now = signup_open(manager, t)
+    open_now = t.signup_open
     out = Outgoing(words.signup_text(tr, t, open_now=open_now))
     if t.status in (tour.SIGNUP, tour.RUNNING, tour.PAUSED):
         view = discord.ui.View(timeout=None)
@@ -68,14 +65,14 @@ def signup_message(tr: Text, manager: Manager, t: tour.TournamentInfo) -> Outgoi
     return out  # over or cancelled: no view, so an edit removes the buttons
 
 
-async def standings_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
+async def standings_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
                             upto: int | None = None, *, viewer: int | None = None) -> Outgoing:
     """The standings after round ``upto`` (default: the latest scored) as a picture with its
     alt text, the lines in text too, and (for ``viewer``) links to their games."""
-    all_tables = await tour.tables(manager, t.id)
+    all_tables = await records.tables(kernel, t.id)
     scored = [x.round for x in all_tables if x.points is not None]
     round_no = upto if upto is not None else max(scored, default=0)
-    board = await tour.standings(manager, t.id, round_no)
+    board = await records.standings(kernel, t.id, round_no)
     final = t.status == tour.OVER and round_no >= max(scored, default=0)
     title = words.standings_title(tr, t, round_no, final)
     lines = [f"**{title}**", words.summary(tr, t), *words.standings_lines(tr, t, board)]
@@ -84,7 +81,7 @@ async def standings_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
         links = []
         for x in mine:
             try:
-                game = await manager.get_game(x.game_id or 0)
+                game = await queries.game(kernel, x.game_id or 0)
             except ManagerError:
                 continue
             links.append(markup.channel_mention(game.thread_id) if game.thread_id
@@ -104,18 +101,18 @@ async def standings_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
     return out
 
 
-async def _threads(manager: Manager, tables: list[tour.Table]) -> dict[int, int | None]:
+async def _threads(kernel: Kernel, tables: list[tour.Table]) -> dict[int, int | None]:
     """The thread of each table's game (by table number; None: no game or thread yet)."""
     out: dict[int, int | None] = {}
     for x in tables:
         out[x.table_no] = None
         if x.game_id is not None:
             with contextlib.suppress(ManagerError):  # a game gone: no link
-                out[x.table_no] = (await manager.get_game(x.game_id, fresh=True)).thread_id
+                out[x.table_no] = (await queries.game(kernel, x.game_id, fresh=True)).thread_id
     return out
 
 
-async def round_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
+async def round_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
                         round_no: int, wait: float = THREAD_WAIT) -> Outgoing:
     """A round's tables, each linked to its game's thread. The round's games are created
     right after the write that queued this post, and their threads opened by other lanes of
@@ -124,25 +121,24 @@ async def round_message(tr: Text, manager: Manager, t: tour.TournamentInfo,
     loop = asyncio.get_running_loop()
     end = loop.time() + wait
     while True:
-        tables = [x for x in await tour.tables(manager, t.id) if x.round == round_no]
-        threads = await _threads(manager, tables)
+        tables = [x for x in await records.tables(kernel, t.id) if x.round == round_no]
+        threads = await _threads(kernel, tables)
         missing = [x for x in tables if not x.bye and threads[x.table_no] is None]
         if not missing or loop.time() >= end:
             break
         await asyncio.sleep(0.1)
     lines = [words.table_line(tr, t, x, threads[x.table_no]) for x in tables]
     out = Outgoing(words.round_text(tr, t, round_no, lines))
-    out.ping = [u for x in await tour.tables(manager, t.id) if x.round == round_no
+    out.ping = [u for x in await records.tables(kernel, t.id) if x.round == round_no
                 for u in x.players]
     return out
 
 
-def score_sheet(tr: Text, out: Outgoing, payload: dict[str, Any]) -> Outgoing:
+def score_sheet(tr: Text, _game: GameInfo, out: Outgoing, over: GameOver) -> Outgoing:
     """A tournament table's score sheet says so (its tournament and round)."""
-    info = payload.get("tournament")
-    if isinstance(info, dict) and info.get("name"):
-        line = words.score_sheet_line(tr, str(info["name"]), int(info.get("round") or 0),
-                                      int(info.get("rounds") or 0))
+    info = over.part(tour.ScoreSheetLine)
+    if info is not None:
+        line = words.score_sheet_line(tr, info.name, info.round, info.rounds)
         out.content = markup.clip(f"{out.content}\n{line}" if out.content else line, 2000)
     return out
 
@@ -152,12 +148,12 @@ def score_sheet(tr: Text, out: Outgoing, payload: dict[str, Any]) -> Outgoing:
 
 async def join_click(interaction: discord.Interaction[Any], cid: ids.TournamentJoinId) -> None:
     bot = app_of(interaction)
-    me = progress_ui.user_ref(interaction)
+    me = user_ref(interaction)
     bot.locales.remember(me.id, me.locale)
 
     async def work() -> Outgoing:
-        t = await tour.join(bot.manager, cid.tournament, me)
-        return signup_message(await channel_text(bot, t), bot.manager, t)
+        t = await signup.join(bot.kernel, cid.tournament, me)
+        return signup_message(await channel_text(bot, t), t)
 
     await respond.update(interaction, work())
 
@@ -167,8 +163,8 @@ async def leave_click(interaction: discord.Interaction[Any],
     bot = app_of(interaction)
 
     async def work() -> Outgoing:
-        t = await tour.leave(bot.manager, cid.tournament, interaction.user.id)
-        return signup_message(await channel_text(bot, t), bot.manager, t)
+        t = await signup.leave(bot.kernel, cid.tournament, interaction.user.id)
+        return signup_message(await channel_text(bot, t), t)
 
     await respond.update(interaction, work())
 
@@ -181,23 +177,24 @@ async def deliver(bot: App, client: discord.Client, notice: Notice, nonce: str,
     """Post (or, for the sign-up message, edit) a tournament notice in its channel. With
     ``look`` (the notice may be out already, unrecorded, past Discord's nonce window), a post
     found in the channel is recorded instead of posted again."""
-    payload = notice.payload
+    post = notice.body
+    assert isinstance(post, tour.Post)
     try:
-        t = await tour.get(bot.manager, int(payload.get("tournament") or 0))
+        t = await records.get(bot.kernel, post.tournament)
     except ManagerError:
         return SKIPPED
     tr = await channel_text(bot, t)
-    what = str(payload.get("what") or "")
-    round_no = int(payload.get("round") or 0)
+    what = post.what
+    round_no = post.round or 0
     channel = client.get_channel(notice.channel_id)
     target: Any = channel if isinstance(channel, discord.abc.Messageable) else \
         client.get_partial_messageable(notice.channel_id, guild_id=t.guild_id or None)
-    if what == "signup":
-        out = signup_message(tr, bot.manager, t)
+    if what is tour.PostKind.SIGNUP:
+        out = signup_message(tr, t)
         if t.message_id is not None:
             try:
                 await target.get_partial_message(t.message_id).edit(**out.edit_kwargs())
-                return Receipt(NoticeStatus.DONE, t.message_id)
+                return Receipt(message_id=t.message_id)
             except discord.NotFound:
                 pass  # deleted: post it again
             except discord.HTTPException as e:
@@ -205,22 +202,19 @@ async def deliver(bot: App, client: discord.Client, notice: Notice, nonce: str,
                                     permanent=e.status == 403) from None
         receipt = await _send(target, out, nonce, look)
         assert receipt.message_id is not None
-        await tour.attach_message(bot.manager, t.id, receipt.message_id)
+        await signup.attach_message(bot.kernel, t.id, receipt.message_id)
         return receipt
-    if what == "round":
-        out = await round_message(tr, bot.manager, t, round_no)
-    elif what == "standings":
-        out = await standings_message(tr, bot.manager, t, round_no)
-    elif what == "podium":
-        out = await standings_message(tr, bot.manager, t, round_no)
-        board = await tour.standings(bot.manager, t.id)
+    if what is tour.PostKind.ROUND:
+        out = await round_message(tr, bot.kernel, t, round_no)
+    elif what is tour.PostKind.STANDINGS:
+        out = await standings_message(tr, bot.kernel, t, round_no)
+    elif what is tour.PostKind.PODIUM:
+        out = await standings_message(tr, bot.kernel, t, round_no)
+        board = await records.standings(bot.kernel, t.id)
         out.content = markup.clip(words.podium_text(tr, t, board) + "\n\n" + out.content, 2000)
         out.ping = [s.user_id for s in board[:3]]
-    elif what in ("cancelled", "paused", "resumed", "too_few"):
-        out = Outgoing(words.notice_text(tr, t, what))
-    else:
-        log.warning("unknown tournament notice %r", what)
-        return SKIPPED
+    else:  # cancelled, paused, resumed, too few
+        out = Outgoing(words.notice_text(tr, t, what.value))
     return await _send(target, out, nonce, look)
 
 

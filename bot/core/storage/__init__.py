@@ -15,8 +15,9 @@ from pathlib import Path
 
 from bot.core.storage.base import (
     THREAD,
-    ChallengeStore,
+    Database,
     GameRow,
+    GameStep,
     GameStore,
     GameWrite,
     Lane,
@@ -29,7 +30,6 @@ from bot.core.storage.base import (
     OutboxStore,
     PlayerStore,
     ResultRow,
-    ReviewStore,
     SeatRow,
     ServerStore,
     StaleWriteError,
@@ -43,8 +43,9 @@ from bot.core.storage.base import (
 
 __all__ = [
     "THREAD",
-    "ChallengeStore",
+    "Database",
     "GameRow",
+    "GameStep",
     "GameStore",
     "GameWrite",
     "Lane",
@@ -57,7 +58,6 @@ __all__ = [
     "OutboxStore",
     "PlayerStore",
     "ResultRow",
-    "ReviewStore",
     "SeatRow",
     "ServerStore",
     "StaleWriteError",

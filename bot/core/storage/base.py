@@ -1,4 +1,5 @@
-"""The storage contract: one small protocol per role, and :class:`Store`, all of them at once.
+"""The storage contract: one small protocol per role of the core, :class:`Database` (the
+generic contract features build their own storage on), and :class:`Store`, all of them at once.
 
 Each caller is typed against the roles it uses (the outbox dispatcher sees :class:`OutboxStore`
 alone); :class:`Store` composes every role, and the backends implement it: SQLite
@@ -26,9 +27,9 @@ import abc
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
-from bot.core.models import Notice
+from bot.core.notices import Notice
 from bot.core.storage.rows import (
     ACTIVE_STATUSES,
     FINAL_STATUSES,
@@ -37,12 +38,8 @@ from bot.core.storage.rows import (
     TABLES,
     THREAD,
     USER_COLUMNS,
-    AchievementRow,
-    ChallengeRow,
-    DuplicateEntryError,
-    EntrantRow,
-    EntryRow,
     GameRow,
+    GameStep,
     GameWrite,
     Lane,
     MoveRow,
@@ -50,21 +47,15 @@ from bot.core.storage.rows import (
     NoticeDraft,
     NoticeStatus,
     OutboxStats,
-    RatingKey,
-    RatingRow,
-    RatingUpdate,
     ResultRow,
-    ReviewRow,
     SeatRow,
     StaleWriteError,
     StorageError,
-    TableRow,
     TimerRow,
     TotalsRow,
-    TournamentRow,
-    TournamentWrite,
     UserRow,
 )
+from bot.core.storage.steps import Plan
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -74,14 +65,10 @@ __all__ = [
     "TABLES",
     "THREAD",
     "USER_COLUMNS",
-    "AchievementRow",
-    "ChallengeRow",
-    "ChallengeStore",
-    "DuplicateEntryError",
-    "EntrantRow",
-    "EntryRow",
+    "Database",
     "GameChanged",
     "GameRow",
+    "GameStep",
     "GameStore",
     "GameWrite",
     "Lane",
@@ -93,28 +80,46 @@ __all__ = [
     "OutboxStats",
     "OutboxStore",
     "PlayerStore",
-    "RatingKey",
-    "RatingRow",
-    "RatingUpdate",
     "ResultRow",
-    "ReviewRow",
-    "ReviewStore",
     "SeatRow",
     "ServerStore",
     "StaleWriteError",
     "StorageError",
     "Store",
-    "TableRow",
     "TimerRow",
     "TimerStore",
     "TotalsRow",
-    "TournamentRow",
-    "TournamentStore",
-    "TournamentWrite",
     "UserRow",
 ]
 
+T = TypeVar("T")
 GameChanged = Callable[[int, int], None]  # (game id, version) written by another process
+
+
+class Database(Protocol):
+    """The small generic contract a feature's own statements run on (``bot/core/<feature>/
+    store.py``): a plan in one transaction, one read, one write. Statements are written with
+    ``?`` placeholders, as :mod:`bot.core.storage.sql`'s (the dialect spells them per backend);
+    a feature that queues notices sets :attr:`notices_added` after its transaction."""
+
+    #: Other processes may write the same database.
+    shared: bool
+    #: Set when notices were queued, so the outbox dispatcher wakes at once.
+    notices_added: asyncio.Event
+
+    @abc.abstractmethod
+    async def transact(self, plan: Plan[T]) -> T:
+        """Run ``plan`` in one transaction (a plan that raises
+        :class:`~bot.core.storage.steps.Rollback` has its writes undone and returns its value)."""
+
+    @abc.abstractmethod
+    async def fetch(self, statement: str, args: tuple[Any, ...]) -> list[Any]:
+        """One read (or one write returning rows, each indexable by position), outside any
+        transaction."""
+
+    @abc.abstractmethod
+    async def execute(self, statement: str, args: tuple[Any, ...]) -> int:
+        """One write, atomic by itself; returns the rows changed."""
 
 
 class GameStore(Protocol):
@@ -253,7 +258,7 @@ class TimerStore(Protocol):
 
 
 class PlayerStore(Protocol):
-    """People: their settings, totals and leaderboards, achievements and ratings."""
+    """People: their settings, and their results' totals and leaderboards."""
 
     @abc.abstractmethod
     def on_user_changed(self, callback: Callable[[int], None]) -> None:
@@ -278,131 +283,6 @@ class PlayerStore(Protocol):
     async def best_without(self, user_id: int, guild_id: int, game_id: int) -> int | None:
         """A person's best counted score in one server (0: every server), leaving out one
         game (None if no other game counts)."""
-
-    @abc.abstractmethod
-    async def achievements(self, user_id: int) -> list[AchievementRow]: ...
-
-    @abc.abstractmethod
-    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
-                               now: int) -> bool:
-        """Replace the achievement ``old`` that game ``game_id`` earned this person with
-        ``new`` (a normal-game winner picking another row), in one transaction. False, and
-        nothing changed, when ``old`` is no longer that game's or ``new`` is already held."""
-
-    @abc.abstractmethod
-    async def rating(self, scope: int, player: str) -> RatingRow | None: ...
-
-    @abc.abstractmethod
-    async def rating_board(self, scope: int, limit: int, min_games: int
-                           ) -> list[tuple[RatingRow, str]]:
-        """The best ``limit`` players of a scope with at least ``min_games`` rated games, by
-        ordinal, each with their name (people's from the users table)."""
-
-    @abc.abstractmethod
-    async def rating_rank(self, scope: int, player: str, min_games: int
-                          ) -> tuple[int | None, int]:
-        """(rank, players ranked): the players of the scope with at least ``min_games`` rated
-        games, and the place of ``player`` among them in :meth:`rating_board` order (None
-        when they are not among them)."""
-
-
-class ChallengeStore(Protocol):
-    """The weekly challenge: one deal a week, one attempt a person, its boards."""
-
-    @abc.abstractmethod
-    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
-        """The week's challenge: ``row`` if none existed, else the stored one (so processes
-        racing to create it agree on one deal)."""
-
-    @abc.abstractmethod
-    async def challenge(self, week: str) -> ChallengeRow | None: ...
-
-    @abc.abstractmethod
-    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None: ...
-
-    @abc.abstractmethod
-    async def challenge_board(self, week: str, guild_id: int | None, limit: int
-                              ) -> list[tuple[EntryRow, str]]:
-        """Finished attempts of the week, best score first (in one server, or everywhere)."""
-
-    @abc.abstractmethod
-    async def challenge_rank(self, week: str, guild_id: int | None, score: int
-                             ) -> tuple[int, int]:
-        """(rank of ``score``, finished attempts) in the week's board (one server, or
-        everywhere): the rank is one more than the number of better scores."""
-
-    @abc.abstractmethod
-    async def challenge_guilds(self, week: str) -> dict[int, int]:
-        """Finished attempts of the week by server."""
-
-    @abc.abstractmethod
-    async def challenges_to_close(self, now: int) -> list[ChallengeRow]: ...
-
-    @abc.abstractmethod
-    async def close_challenge(self, week: str, now: int, notices: Sequence[NoticeDraft]) -> bool:
-        """Close the week once (False if it was closed already, by anyone) and queue its
-        summaries in the same transaction."""
-
-
-class TournamentStore(Protocol):
-    """Tournaments (issue #23): versioned rows, their entrants and tables. Every step is one
-    :meth:`write_tournament` (StaleWriteError when another process took it first)."""
-
-    @abc.abstractmethod
-    async def create_tournament(self, row: TournamentRow,
-                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
-        """Store a new tournament (``row.id`` ignored) with the notices ``notices`` makes from
-        its id, in one transaction; returns the id."""
-
-    @abc.abstractmethod
-    async def tournament(self, tournament_id: int) -> TournamentRow | None: ...
-
-    @abc.abstractmethod
-    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
-        """A server's tournaments, newest first."""
-
-    @abc.abstractmethod
-    async def due_tournaments(self, now: int) -> list[TournamentRow]:
-        """Sign-ups whose start time came, and every running tournament."""
-
-    @abc.abstractmethod
-    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
-        """In sign-up order."""
-
-    @abc.abstractmethod
-    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
-        """Every table of every round, in order."""
-
-    @abc.abstractmethod
-    async def table_of_game(self, game_id: int) -> TableRow | None:
-        """The tournament table a game is played at (None: not a tournament game)."""
-
-    @abc.abstractmethod
-    async def open_tables(self, tournament_id: int, round_no: int) -> int:
-        """Tables of the round without a game yet (byes aside) or whose game goes on."""
-
-    @abc.abstractmethod
-    async def write_tournament(self, write: TournamentWrite) -> int:
-        """Apply one step in one transaction (StaleWriteError if the version moved); returns
-        the notices queued."""
-
-
-class ReviewStore(Protocol):
-    """Computed reviews of finished games, kept once per seat."""
-
-    @abc.abstractmethod
-    async def review(self, game_id: int, seat: int) -> ReviewRow | None: ...
-
-    @abc.abstractmethod
-    async def save_review(self, row: ReviewRow) -> ReviewRow:
-        """Keep a computed review (the first one stored wins; returns the stored one)."""
-
-    @abc.abstractmethod
-    async def review_accuracy(self, user_id: int,
-                              without_flags: int = 0) -> tuple[int, float | None]:
-        """(reviewed games, mean accuracy) of a person, leaving out the games whose flags
-        have any of ``without_flags``."""
-
 
 class ServerStore(Protocol):
     """Server settings, small shared state (command sync fingerprints, cluster settings) and
@@ -476,10 +356,10 @@ class MaintenanceStore(Protocol):
         """Fix what a bulk copy leaves behind (sequences)."""
 
 
-class Store(GameStore, OutboxStore, TimerStore, PlayerStore, ChallengeStore, ReviewStore,
-            ServerStore, MaintenanceStore, TournamentStore, abc.ABC):
-    """Every role at once: what a backend implements. Each method is one transaction (or one
-    read)."""
+class Store(Database, GameStore, OutboxStore, TimerStore, PlayerStore, ServerStore,
+            MaintenanceStore, abc.ABC):
+    """Every role of the core at once, and the :class:`Database` the features' own storage
+    runs on: what a backend implements. Each method is one transaction (or one read)."""
 
     backend: ClassVar[str]
     shared: bool = False

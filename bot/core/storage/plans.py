@@ -3,51 +3,42 @@ statements in order, their arguments, and what is checked between them.
 
 The version-checked commit of a game (:func:`commit`) is the heart of it: the game row is
 updated only if it is still at the version read (else :class:`StaleWriteError`), and the
-seats, move, timers, notices and their lanes, results and totals, user rows, achievements,
-ratings and challenge score of the same change follow in the same transaction, with a
-notification to other processes at the end (PostgreSQL).
+seats, move, timers, notices and their lanes, results and totals and user rows of the same
+change follow in the same transaction, then the steps features added (a game's achievements,
+ratings, a challenge score: :data:`~bot.core.storage.rows.GameStep`), with a notification to
+other processes at the end (PostgreSQL). The features' own transactions are theirs
+(``bot/core/<feature>/store.py``), on the same steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from bot.core.storage import sql
 from bot.core.storage.rows import (
-    ChallengeRow,
-    DuplicateEntryError,
     GameRow,
     GameWrite,
     Lane,
     NewGame,
     NoticeDraft,
     OutboxStats,
-    RatingKey,
-    RatingRow,
-    RatingUpdate,
     ResultRow,
-    ReviewRow,
     StaleWriteError,
-    TournamentRow,
-    TournamentWrite,
     UserRow,
 )
 from bot.core.storage.steps import (
     Claim,
-    ConflictError,
     Execute,
     ExecuteMany,
     Insert,
     Notify,
     Plan,
-    Rollback,
     execute,
     execute_many,
     fetch,
     fetch_one,
     insert,
-    lock,
     notify,
 )
 
@@ -72,16 +63,8 @@ def create_game(g: NewGame) -> Plan[tuple[int, int]]:
     yield from execute_many(sql.UPSERT_NAMES, g.user_names)
     yield from execute_many(sql.UPSERT_TIMERS, sql.timer_params(game_id, g.timers))
     queued = yield from queue(game_id, 0, g.notices, g.now)
-    if g.challenge_entry is not None:
-        e = g.challenge_entry
-        try:
-            yield from execute(sql.INSERT_ENTRY, e.week, e.user_id, game_id, e.guild_id)
-        except ConflictError:
-            raise DuplicateEntryError(f"{e.user_id} already played {e.week}") from None
-    if g.tournament_table is not None:
-        tournament, round_no, table = g.tournament_table
-        if (yield from execute(sql.LINK_TABLE, game_id, tournament, round_no, table)) != 1:
-            raise StaleWriteError(f"table {g.tournament_table} has its game already")
+    for step in g.steps:
+        yield from step(game_id)
     yield from notify(f"g:{game_id}:0" + (":n" if queued else ""))
     return game_id, queued
 
@@ -122,15 +105,8 @@ def commit(w: GameWrite) -> Plan[int]:
         yield ExecuteMany(sql.UPSERT_NAMES, w.user_names)
     for user_id, cols in w.user_updates:
         yield from update_user(user_id, cols)
-    if w.achievements:
-        yield ExecuteMany(sql.INSERT_ACHIEVEMENT, [
-            (a.user_id, a.achievement, a.game_id, a.guild_id, a.earned_at)
-            for a in w.achievements])
-    if w.ratings is not None:
-        yield from rate(w.ratings)
-    if w.challenge_score is not None:
-        week, user_id, score = w.challenge_score
-        yield Execute(sql.SCORE_ENTRY, (score, w.now, week, user_id))
+    for step in w.steps:
+        yield from step(gid)
     yield Notify(f"g:{gid}:{version}:n" if queued else f"g:{gid}:{version}")
     return queued
 
@@ -145,25 +121,20 @@ def queue(game_id: int, version: int, notices: Sequence[NoticeDraft], now: int) 
     return inserted
 
 
+def queue_notices(notices: Sequence[NoticeDraft], now: int) -> Plan[int]:
+    """Queue notices about no game (game 0: each names its channel), telling other processes;
+    returns how many were new. The caller wakes this process's dispatcher
+    (``notices_added``) once its transaction is committed."""
+    queued = yield from queue(0, 0, notices, now)
+    if queued:
+        yield from notify("n")
+    return queued
+
+
 def write_results(results: Sequence[ResultRow]) -> Plan[None]:
     inserted = yield from insert(sql.INSERT_RESULTS, sql.result_params(results))
     if results and inserted == len(results):  # a result is counted once, ever
         yield from execute_many(sql.UPSERT_TOTALS, sql.totals_params(results))
-
-
-def rate(update: RatingUpdate) -> Plan[None]:
-    """Read the ratings ``update`` needs, locked, and write back what it makes of them."""
-    before: dict[RatingKey, RatingRow | None] = {}
-    # Sorted, so that two processes rating overlapping players lock in one order. A row that
-    # does not exist yet cannot be locked: a lock on its key keeps a second game from rating
-    # the same new player at once.
-    for scope, player in sorted(update.keys):
-        yield from lock(f"{scope}:{player}")
-        r = yield from fetch_one(sql.RATING_FOR_UPDATE, scope, player)
-        before[(scope, player)] = None if r is None else sql.rating_row(r)
-    yield from execute_many(sql.UPSERT_RATING, [
-        (r.scope, r.player, r.mu, r.sigma, r.ordinal, r.games, r.updated_at)
-        for r in update.rate(before)])
 
 
 def update_user(user_id: int, cols: dict[str, Any]) -> Plan[None]:
@@ -212,83 +183,3 @@ def prune_outbox(before: int) -> Plan[int]:
     pruned = yield from execute(sql.PRUNE_NOTICES, before)
     yield from execute(sql.PRUNE_LANES, before)
     return pruned
-
-
-# --------------------------------------------------------------------------- the rest
-
-
-def swap_achievement(user_id: int, game_id: int, old: str, new: str, now: int) -> Plan[bool]:
-    row = yield from fetch_one(sql.SWAP_DELETE, user_id, old, game_id)
-    if row is None:
-        return False
-    if (yield from execute(sql.INSERT_ACHIEVEMENT, user_id, new, game_id, row[0], now)) != 1:
-        raise Rollback(False)  # the new one is already held: keep the old one
-    return True
-
-
-def ensure_challenge(c: ChallengeRow) -> Plan[ChallengeRow]:
-    yield from execute(sql.INSERT_CHALLENGE, c.week, c.seed, c.options, c.starts_at, c.ends_at,
-                       c.closed_at)
-    r = yield from fetch_one(sql.CHALLENGE, c.week)
-    assert r is not None
-    return sql.challenge_row(r)
-
-
-def close_challenge(week: str, now: int, notices: Sequence[NoticeDraft]) -> Plan[bool]:
-    if (yield from execute(sql.CLOSE_CHALLENGE, now, week)) != 1:
-        return False
-    if (yield from queue(0, 0, notices, now)):
-        yield from notify("n")
-    return True
-
-
-def save_review(r: ReviewRow) -> Plan[ReviewRow]:
-    yield from execute(sql.INSERT_REVIEW, r.game_id, r.seat, r.user_id, r.accuracy, r.data,
-                       r.created_at)
-    row = yield from fetch_one(sql.REVIEW, r.game_id, r.seat)
-    assert row is not None
-    return sql.review_row(row)
-
-
-# --------------------------------------------------------------------------- tournaments
-
-
-def create_tournament(t: TournamentRow,
-                      notices: Callable[[int], Sequence[NoticeDraft]]) -> Plan[int]:
-    """A new tournament and its first notices (``notices`` makes them from its id)."""
-    row = yield from fetch_one(
-        sql.INSERT_TOURNAMENT, t.guild_id, t.channel_id, t.organiser_id, t.name, t.format,
-        t.rounds, t.table_size, t.options, t.signup_ends_at, t.starts_at, t.round_hours,
-        t.status, t.created_at, t.updated_at)
-    assert row is not None
-    tid = int(row[0])
-    if (yield from queue(0, 0, notices(tid), t.created_at)):
-        yield from notify("n")
-    return tid
-
-
-def write_tournament(w: TournamentWrite) -> Plan[int]:
-    """One step of a tournament; returns the notices queued. StaleWriteError (nothing
-    written) when its version moved: another process took this step first."""
-    tid = w.tournament_id
-    if (yield from execute(sql.update_tournament(list(w.columns)), *w.columns.values(), w.now,
-                           tid, w.expect_version)) != 1:
-        raise StaleWriteError(f"tournament {tid} is no longer at version {w.expect_version}")
-    for user_id in w.remove_entrants:
-        yield from execute(sql.DELETE_ENTRANT, tid, user_id)
-    if w.add_entrants:
-        yield from execute_many(sql.INSERT_ENTRANT, [
-            (e.tournament_id, e.user_id, e.name, e.joined_at, e.withdrawn)
-            for e in w.add_entrants])
-    for user_id, round_no in w.withdraw:
-        yield from execute(sql.WITHDRAW_ENTRANT, round_no, tid, user_id)
-    if w.tables:
-        yield from execute_many(sql.INSERT_TABLE, [
-            (t.tournament_id, t.round, t.table_no, t.players, t.game_id, t.outcome)
-            for t in w.tables])
-    for round_no, table, outcome in w.outcomes:
-        yield from execute(sql.SET_OUTCOME, outcome, tid, round_no, table)
-    queued = (yield from queue(0, 0, w.notices, w.now)) if w.notices else 0
-    if queued:
-        yield from notify("n")
-    return queued

@@ -7,7 +7,7 @@ result rows relies on them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -22,9 +22,6 @@ GAME_COLUMNS = frozenset({
 NEW_GAME_COLUMNS = GAME_COLUMNS | {"guild_id", "channel_id", "options", "rematch_of",
                                    "challenge_week"}
 USER_COLUMNS = frozenset({"reminders", "dm_closed_at", "last_reminder_at", "describe"})
-# Columns a TournamentWrite may set (interpolated into SQL like GAME_COLUMNS).
-TOURNAMENT_COLUMNS = frozenset({"status", "round", "rounds", "round_deadline_at",
-                                "signup_ends_at", "starts_at", "message_id"})
 THREAD = 0  # the recipient of a lane that posts in the game's thread (user ids are never 0)
 
 
@@ -34,10 +31,6 @@ class StorageError(Exception):
 
 class StaleWriteError(StorageError):
     """The optimistic version check failed: the game changed since it was read."""
-
-
-class DuplicateEntryError(StorageError):
-    """This person already has an attempt at this week's challenge (nothing was written)."""
 
 
 class NoticeStatus(StrEnum):
@@ -52,6 +45,13 @@ class NoticeStatus(StrEnum):
 
 
 FINAL_STATUSES = frozenset(s for s in NoticeStatus if s is not NoticeStatus.PENDING)
+
+
+#: What a feature adds to a game's own transaction (the commit of a move, or the creation of a
+#: game), so that it is stored with the game or not at all: given the game's id, a plan
+#: (:data:`bot.core.storage.steps.Plan`) whose steps run after the core's. A step may raise
+#: (:class:`StaleWriteError`, or a feature's own error) to undo the whole transaction.
+GameStep = Callable[[int], Generator[Any, Any, Any]]
 
 
 # --------------------------------------------------------------------------- rows
@@ -176,72 +176,6 @@ class TotalsRow:
 
 
 @dataclass(frozen=True, slots=True)
-class AchievementRow:
-    user_id: int
-    achievement: str
-    game_id: int
-    guild_id: int
-    earned_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class RatingRow:
-    """One player's skill rating in one scope (a server id, 0: every server). ``player`` is
-    ``u:<user id>`` or ``ai:<level>``; ``ordinal`` the conservative figure ranks use."""
-
-    scope: int
-    player: str
-    mu: float
-    sigma: float
-    ordinal: float
-    games: int
-    updated_at: int
-
-
-RatingKey = tuple[int, str]  # (scope, player)
-
-
-@dataclass(slots=True)
-class RatingUpdate:
-    """Ratings to change with a result, in the same transaction: the store reads ``keys``
-    (locked against other processes), calls ``rate`` with what it found (None: unrated yet)
-    and writes back what it returns."""
-
-    keys: list[RatingKey]
-    rate: Callable[[dict[RatingKey, RatingRow | None]], list[RatingRow]]
-
-
-@dataclass(frozen=True, slots=True)
-class ChallengeRow:
-    week: str
-    seed: int
-    options: str
-    starts_at: int
-    ends_at: int
-    closed_at: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EntryRow:
-    week: str
-    user_id: int
-    game_id: int
-    guild_id: int
-    score: int | None = None
-    finished_at: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewRow:
-    game_id: int
-    seat: int
-    user_id: int | None
-    accuracy: float
-    data: str
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
 class Lane:
     """A claimed outbox lane: one game and one recipient (:data:`THREAD` or a user id).
 
@@ -283,9 +217,7 @@ class GameWrite:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     user_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     skip_pending: bool = False  # drop the game's undelivered notices (its channel is gone)
-    achievements: list[AchievementRow] = field(default_factory=list)  # kept if new
-    ratings: RatingUpdate | None = None
-    challenge_score: tuple[str, int, int] | None = None  # (week, user, score) at the end
+    steps: list[GameStep] = field(default_factory=list)  # what features add (see GameStep)
 
 
 @dataclass(slots=True)
@@ -299,73 +231,7 @@ class NewGame:
     user_names: list[tuple[int, str, str | None]] = field(default_factory=list)
     notices: list[NoticeDraft] = field(default_factory=list)
     timers: list[TimerRow] = field(default_factory=list)
-    # The person's attempt at this week's challenge (DuplicateEntryError if they have one).
-    challenge_entry: EntryRow | None = None
-    # The tournament table this game is played at (tournament, round, table): linked in the
-    # same transaction, and StaleWriteError (nothing written) if it has its game already.
-    tournament_table: tuple[int, int, int] | None = None
-
-
-# --------------------------------------------------------------------------- tournaments
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentRow:
-    id: int
-    guild_id: int
-    channel_id: int
-    organiser_id: int
-    name: str
-    format: str  # "swiss" | "round_robin"
-    rounds: int
-    table_size: int
-    options: str  # LobbyOptions JSON
-    signup_ends_at: int
-    starts_at: int
-    round_hours: float
-    status: str  # signup | running | paused | over | cancelled
-    round: int
-    round_deadline_at: int | None
-    message_id: int | None
-    version: int
-    created_at: int
-    updated_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class EntrantRow:
-    tournament_id: int
-    user_id: int
-    name: str
-    joined_at: int
-    withdrawn: int | None = None  # the round after which they left (None: still in)
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    tournament_id: int
-    round: int
-    table_no: int
-    players: str  # JSON list of user ids (one: a bye)
-    game_id: int | None = None
-    outcome: str | None = None  # JSON {"points": [...], "scores": [...]} once scored
-
-
-@dataclass(slots=True)
-class TournamentWrite:
-    """One step of a tournament in one transaction: the row at ``expect_version`` (else
-    :class:`StaleWriteError`) with its entrants, tables and notices."""
-
-    tournament_id: int
-    expect_version: int
-    now: int
-    columns: dict[str, Any] = field(default_factory=dict)
-    add_entrants: list[EntrantRow] = field(default_factory=list)
-    remove_entrants: list[int] = field(default_factory=list)
-    withdraw: list[tuple[int, int]] = field(default_factory=list)  # (user id, round)
-    tables: list[TableRow] = field(default_factory=list)
-    outcomes: list[tuple[int, int, str]] = field(default_factory=list)  # (round, table, json)
-    notices: list[NoticeDraft] = field(default_factory=list)
+    steps: list[GameStep] = field(default_factory=list)  # what features add (see GameStep)
 
 
 # The tables a copy moves, parents first (foreign keys hold at every step).

@@ -8,29 +8,21 @@ spells them for each backend. Column names are only ever interpolated from the f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from bot.core.clock import from_ms
-from bot.core.models import Notice, NoticeKind
+from bot.core.notices import Notice
 from bot.core.storage.rows import (
     GAME_COLUMNS,
     NEW_GAME_COLUMNS,
     TABLES,
-    TOURNAMENT_COLUMNS,
     USER_COLUMNS,
-    ChallengeRow,
-    EntryRow,
     GameRow,
     NoticeDraft,
-    RatingRow,
     ResultRow,
-    ReviewRow,
     SeatRow,
-    TableRow,
     TimerRow,
-    TournamentRow,
     UserRow,
 )
 from bot.core.storage.steps import Batch, Claim, Row
@@ -53,11 +45,6 @@ USER_FIELDS = "user_id, name, locale, reminders, dm_closed_at, last_reminder_at,
 RESULT_FIELDS = ("game_id, seat, user_id, guild_id, total, place, win, counted, breakdown, "
                  "finished_at")
 MOVE_FIELDS = "game_id, ply, seat, move, played_by, events, created_at"
-RATING_FIELDS = "scope, player, mu, sigma, ordinal, games, updated_at"
-CHALLENGE_FIELDS = "week, seed, options, starts_at, ends_at, closed_at"
-ENTRY_FIELDS = "week, user_id, game_id, guild_id, score, finished_at"
-REVIEW_FIELDS = "game_id, seat, user_id, accuracy, data, created_at"
-ACHIEVEMENT_FIELDS = "user_id, achievement, game_id, guild_id, earned_at"
 ACTIVE = "('lobby', 'draft', 'play')"
 
 PRIMARY_KEYS = {
@@ -101,8 +88,10 @@ def insert_game(columns: Sequence[str]) -> str:
             f"VALUES ({marks}, ?, ?) RETURNING id")
 
 
-def _versioned_update(table: str, columns: Sequence[str]) -> str:
-    """``UPDATE table SET columns..., version + 1, updated_at WHERE id AND version``."""
+def versioned_update(table: str, columns: Sequence[str]) -> str:
+    """``UPDATE table SET columns..., version + 1, updated_at WHERE id AND version``: the
+    optimistic write of a versioned row (a game, a tournament). Column names come from a
+    caller's fixed list, checked with :func:`checked`."""
     sets = "".join(f"{c} = ?, " for c in columns)
     return (f"UPDATE {table} SET {sets}version = version + 1, updated_at = ? "
             "WHERE id = ? AND version = ?")
@@ -111,7 +100,7 @@ def _versioned_update(table: str, columns: Sequence[str]) -> str:
 def update_game(columns: Sequence[str]) -> str:
     """The optimistic write: changes nothing unless the game is still at the version read."""
     checked(columns, GAME_COLUMNS, "game")
-    return _versioned_update("games", columns)
+    return versioned_update("games", columns)
 
 
 DELETE_SEATS = "DELETE FROM seats WHERE game_id = ?"
@@ -328,136 +317,8 @@ LEADERBOARD = (
     f"WHERE t.guild_id = ? AND {_GAMES} >= ? AND {_GAMES} > 0 "
     f"ORDER BY {_WINS} DESC, CAST({_SUM} AS REAL) / NULLIF({_GAMES}, 0) DESC, {_GAMES} DESC, "
     "t.user_id LIMIT ?")
-ACHIEVEMENTS = (f"SELECT {ACHIEVEMENT_FIELDS} FROM achievements "
-                "WHERE user_id = ? ORDER BY earned_at, achievement")
-INSERT_ACHIEVEMENT = (
-    f"INSERT INTO achievements ({ACHIEVEMENT_FIELDS}) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (user_id, achievement) DO NOTHING")
-SWAP_DELETE = ("DELETE FROM achievements WHERE user_id = ? AND achievement = ? AND game_id = ? "
-               "RETURNING guild_id")
-RATING = f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = ? AND player = ?"
-# Locked to the end of the transaction: two games rating one player apply in turn.
-RATING_FOR_UPDATE = RATING + " FOR UPDATE"
-UPSERT_RATING = (
-    f"INSERT INTO ratings ({RATING_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (scope, player) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-    "ordinal = excluded.ordinal, games = excluded.games, updated_at = excluded.updated_at")
-# A person's rating row names them "u:<id>": the user is found by that id (an index lookup),
-# computer levels ("ai:<level>") find no user.
-RATING_USER = "CASE WHEN r.player LIKE 'u:%' THEN CAST(substr(r.player, 3) AS BIGINT) END"
-RATING_BOARD = (
-    f"SELECT {prefixed('r', RATING_FIELDS)}, coalesce(u.name, '') "
-    f"FROM ratings r LEFT JOIN users u ON u.user_id = {RATING_USER} "
-    "WHERE r.scope = ? AND r.games >= ? ORDER BY r.ordinal DESC, r.player LIMIT ?")
-# (players ranked, players ranked above this one, whether this one is ranked)
-RATING_RANK = (
-    "SELECT count(*), coalesce(sum(CASE WHEN o.ordinal > me.ordinal OR (o.ordinal = me.ordinal "
-    "AND o.player < me.player) THEN 1 ELSE 0 END), 0), "
-    "coalesce(max(CASE WHEN me.games >= ? THEN 1 ELSE 0 END), 0) "
-    "FROM ratings o LEFT JOIN ratings me ON me.scope = o.scope AND me.player = ? "
-    "WHERE o.scope = ? AND o.games >= ?")
+# --------------------------------------------------------------------------- servers
 
-# --------------------------------------------------------------------------- challenge
-
-INSERT_CHALLENGE = (f"INSERT INTO challenges ({CHALLENGE_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (week) DO NOTHING")
-CHALLENGE = f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE week = ?"
-CHALLENGES_TO_CLOSE = (f"SELECT {CHALLENGE_FIELDS} FROM challenges WHERE closed_at IS NULL "
-                       "AND ends_at <= ? ORDER BY ends_at")
-CLOSE_CHALLENGE = "UPDATE challenges SET closed_at = ? WHERE week = ? AND closed_at IS NULL"
-ENTRY = f"SELECT {ENTRY_FIELDS} FROM challenge_entries WHERE week = ? AND user_id = ?"
-INSERT_ENTRY = (f"INSERT INTO challenge_entries ({ENTRY_FIELDS}) "
-                "VALUES (?, ?, ?, ?, NULL, NULL)")
-SCORE_ENTRY = ("UPDATE challenge_entries SET score = ?, finished_at = ? "
-               "WHERE week = ? AND user_id = ? AND score IS NULL")
-CHALLENGE_GUILDS = (
-    "SELECT guild_id, count(*) FROM challenge_entries WHERE week = ? AND score IS NOT NULL "
-    "GROUP BY guild_id ORDER BY guild_id")
-
-
-def challenge_board(week: str, guild_id: int | None, limit: int
-                    ) -> tuple[str, tuple[Any, ...]]:
-    """Finished attempts of a week, best first, in one server (or everywhere)."""
-    guild = "" if guild_id is None else " AND e.guild_id = ?"
-    args = (week, limit) if guild_id is None else (week, guild_id, limit)
-    return (f"SELECT {prefixed('e', ENTRY_FIELDS)}, coalesce(u.name, '') "
-            "FROM challenge_entries e LEFT JOIN users u ON u.user_id = e.user_id "
-            f"WHERE e.week = ? AND e.score IS NOT NULL{guild} "
-            "ORDER BY e.score DESC, e.finished_at, e.user_id LIMIT ?"), args
-
-
-def challenge_rank(week: str, guild_id: int | None, score: int
-                   ) -> tuple[str, tuple[Any, ...]]:
-    """(better scores, finished attempts) of a week, in one server (or everywhere)."""
-    guild = "" if guild_id is None else " AND guild_id = ?"
-    args = (score, week) if guild_id is None else (score, week, guild_id)
-    return ("SELECT count(*) FILTER (WHERE score > ?), count(*) FROM challenge_entries "
-            f"WHERE week = ? AND score IS NOT NULL{guild}"), args
-
-
-# --------------------------------------------------------------------------- tournaments
-
-TOURNAMENT_FIELDS = (
-    "id, guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
-    "signup_ends_at, starts_at, round_hours, status, round, round_deadline_at, message_id, "
-    "version, created_at, updated_at")
-ENTRANT_FIELDS = "tournament_id, user_id, name, joined_at, withdrawn"
-TABLE_FIELDS = "tournament_id, round, table_no, players, game_id, outcome"
-NEW_TOURNAMENT_COLUMNS = (
-    "guild_id, channel_id, organiser_id, name, format, rounds, table_size, options, "
-    "signup_ends_at, starts_at, round_hours, status, created_at, updated_at")
-INSERT_TOURNAMENT = (f"INSERT INTO tournaments ({NEW_TOURNAMENT_COLUMNS}) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
-TOURNAMENT = f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE id = ?"
-GUILD_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE guild_id = ? "
-                     "ORDER BY id DESC LIMIT ?")
-# Sign-ups whose start came, and every running tournament (their rounds are checked).
-DUE_TOURNAMENTS = (f"SELECT {TOURNAMENT_FIELDS} FROM tournaments WHERE "
-                   "(status = 'signup' AND starts_at <= ?) OR status = 'running' ORDER BY id")
-ENTRANTS = (f"SELECT {ENTRANT_FIELDS} FROM tournament_entrants WHERE tournament_id = ? "
-            "ORDER BY joined_at, user_id")
-INSERT_ENTRANT = f"INSERT INTO tournament_entrants ({ENTRANT_FIELDS}) VALUES (?, ?, ?, ?, ?)"
-DELETE_ENTRANT = "DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ?"
-WITHDRAW_ENTRANT = ("UPDATE tournament_entrants SET withdrawn = ? "
-                    "WHERE tournament_id = ? AND user_id = ? AND withdrawn IS NULL")
-TABLES_OF = (f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE tournament_id = ? "
-             "ORDER BY round, table_no")
-INSERT_TABLE = f"INSERT INTO tournament_tables ({TABLE_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)"
-SET_OUTCOME = ("UPDATE tournament_tables SET outcome = ? "
-               "WHERE tournament_id = ? AND round = ? AND table_no = ?")
-# The game of a table, linked once (in the transaction that creates the game).
-LINK_TABLE = ("UPDATE tournament_tables SET game_id = ? "
-              "WHERE tournament_id = ? AND round = ? AND table_no = ? AND game_id IS NULL")
-TABLE_OF_GAME = f"SELECT {TABLE_FIELDS} FROM tournament_tables WHERE game_id = ?"
-# Tables of a round still to be played: no game yet (not a bye), or a game still going.
-OPEN_TABLES = (
-    "SELECT count(*) FROM tournament_tables t LEFT JOIN games g ON g.id = t.game_id "
-    "WHERE t.tournament_id = ? AND t.round = ? AND t.players LIKE '%,%' "
-    f"AND (t.game_id IS NULL OR g.status IN {ACTIVE})")
-
-
-def update_tournament(columns: Sequence[str]) -> str:
-    """The optimistic write of a tournament (see :func:`update_game`)."""
-    checked(columns, TOURNAMENT_COLUMNS, "tournament")
-    return _versioned_update("tournaments", columns)
-
-
-def tournament_row(r: Row) -> TournamentRow:
-    return TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
-                         float(r[11]), r[12], r[13], r[14], r[15], r[16], r[17], r[18])
-
-
-def table_row(r: Row) -> TableRow:
-    return TableRow(r[0], r[1], r[2], r[3], r[4], r[5])
-
-
-# --------------------------------------------------------------------------- reviews, servers
-
-INSERT_REVIEW = (f"INSERT INTO reviews ({REVIEW_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
-                 "ON CONFLICT (game_id, seat) DO NOTHING")
-REVIEW = f"SELECT {REVIEW_FIELDS} FROM reviews WHERE game_id = ? AND seat = ?"
-REVIEW_ACCURACY = ("SELECT count(*), avg(r.accuracy) FROM reviews r JOIN games g "
-                   "ON g.id = r.game_id WHERE r.user_id = ? AND (g.flags & ?) = 0")
 GUILD_SETTINGS = "SELECT data FROM guild_settings WHERE guild_id = ?"
 SET_GUILD_SETTINGS = (
     "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?, ?, ?) "
@@ -504,8 +365,8 @@ def timer_row(r: Row) -> TimerRow:
 
 
 def notice_row(r: Row) -> Notice:
-    return Notice(id=r[0], game_id=r[1], kind=NoticeKind(r[2]), user_id=r[3], ply=r[4],
-                  payload=json.loads(r[5]), key=r[6], attempts=r[7], created_at=from_ms(r[8]),
+    return Notice(id=r[0], game_id=r[1], kind=r[2], user_id=r[3], ply=r[4],
+                  payload=r[5], key=r[6], attempts=r[7], created_at=from_ms(r[8]),
                   guild_id=r[9], channel_id=r[10], thread_id=r[11], status=r[12],
                   message_id=r[13], sent_at=None if r[14] is None else from_ms(r[14]))
 
@@ -516,28 +377,6 @@ def user_row(r: Row) -> UserRow:
 
 def result_row(r: Row) -> ResultRow:
     return ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), r[8], r[9])
-
-
-def rating_row(r: Row) -> RatingRow:
-    return RatingRow(r[0], r[1], float(r[2]), float(r[3]), float(r[4]), r[5], r[6])
-
-
-def challenge_row(r: Row) -> ChallengeRow:
-    return ChallengeRow(r[0], r[1], r[2], r[3], r[4], r[5])
-
-
-def entry_row(r: Row) -> EntryRow:
-    return EntryRow(r[0], r[1], r[2], r[3], r[4], r[5])
-
-
-def review_row(r: Row) -> ReviewRow:
-    return ReviewRow(r[0], r[1], r[2], float(r[3]), r[4], r[5])
-
-
-def rating_rank_of(r: Row) -> tuple[int | None, int]:
-    """(rank or None, players ranked) from a :data:`RATING_RANK` row."""
-    ranked, above, mine = int(r[0]), int(r[1]), int(r[2])
-    return (above + 1 if mine else None), ranked
 
 
 # --------------------------------------------------------------------------- arguments

@@ -11,33 +11,23 @@ locks across processes.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from bot.core.models import Notice
+from bot.core.notices import Notice
 from bot.core.storage import plans, sql
 from bot.core.storage.base import Store
 from bot.core.storage.rows import (
-    AchievementRow,
-    ChallengeRow,
-    EntrantRow,
-    EntryRow,
     GameRow,
     GameWrite,
     Lane,
     MoveRow,
     NewGame,
-    NoticeDraft,
     NoticeStatus,
     OutboxStats,
-    RatingRow,
     ResultRow,
-    ReviewRow,
-    TableRow,
     TimerRow,
     TotalsRow,
-    TournamentRow,
-    TournamentWrite,
     UserRow,
 )
 from bot.core.storage.steps import Plan, Rollback
@@ -53,7 +43,7 @@ class SqlStore(Store):
         """Run ``plan`` (in one transaction when ``atomic``; a plan that raises
         :class:`~bot.core.storage.steps.Rollback` has its writes undone)."""
 
-    async def _atomic(self, plan: Plan[T]) -> T:
+    async def transact(self, plan: Plan[T]) -> T:
         try:
             return await self.run(plan, atomic=True)
         except Rollback as back:
@@ -77,7 +67,7 @@ class SqlStore(Store):
 
     # -- games
     async def create_game(self, new: NewGame) -> int:
-        game_id, queued = await self._atomic(plans.create_game(new))
+        game_id, queued = await self.transact(plans.create_game(new))
         if queued:
             self.notices_added.set()
         return game_id
@@ -90,7 +80,7 @@ class SqlStore(Store):
         return None if r is None else int(r[0])
 
     async def commit(self, write: GameWrite) -> int:
-        queued = await self._atomic(plans.commit(write))
+        queued = await self.transact(plans.commit(write))
         if queued:
             self.notices_added.set()
         return queued
@@ -156,7 +146,7 @@ class SqlStore(Store):
         return changed == 1
 
     async def release_lane(self, lane: Lane, owner: str, due: int) -> None:
-        await self._atomic(plans.release_lane(lane, owner, due))
+        await self.transact(plans.release_lane(lane, owner, due))
 
     async def notices(self, game_id: int | None = None) -> list[Notice]:
         if game_id is None:
@@ -173,7 +163,7 @@ class SqlStore(Store):
         return await self.run(plans.outbox_stats(now))
 
     async def prune_outbox(self, before: int) -> int:
-        return await self._atomic(plans.prune_outbox(before))
+        return await self.transact(plans.prune_outbox(before))
 
     # -- timers
     async def claim_timers(self, owner: str, now: int, lease_ms: int,
@@ -199,7 +189,7 @@ class SqlStore(Store):
         return None if r is None else sql.user_row(r)
 
     async def set_user(self, user_id: int, **cols: Any) -> UserRow:
-        return await self._atomic(plans.set_user(user_id, cols))
+        return await self.transact(plans.set_user(user_id, cols))
 
     async def totals(self, user_id: int, guild_id: int) -> TotalsRow | None:
         r = await self._row(sql.TOTALS, guild_id, user_id)
@@ -214,114 +204,6 @@ class SqlStore(Store):
         scope = (guild_id, guild_id)
         return [TotalsRow(*r) for r in await self._rows(sql.LEADERBOARD, *scope, *scope,
                                                          guild_id, min_games, limit)]
-
-    async def achievements(self, user_id: int) -> list[AchievementRow]:
-        return [AchievementRow(*r) for r in await self._rows(sql.ACHIEVEMENTS, user_id)]
-
-    async def swap_achievement(self, user_id: int, game_id: int, old: str, new: str,
-                               now: int) -> bool:
-        return await self._atomic(plans.swap_achievement(user_id, game_id, old, new, now))
-
-    async def rating(self, scope: int, player: str) -> RatingRow | None:
-        r = await self._row(sql.RATING, scope, player)
-        return None if r is None else sql.rating_row(r)
-
-    async def rating_board(self, scope: int, limit: int, min_games: int
-                           ) -> list[tuple[RatingRow, str]]:
-        rows = await self._rows(sql.RATING_BOARD, scope, min_games, limit)
-        return [(sql.rating_row(r), str(r[7])) for r in rows]
-
-    async def rating_rank(self, scope: int, player: str, min_games: int
-                          ) -> tuple[int | None, int]:
-        return sql.rating_rank_of(await self._row(sql.RATING_RANK, min_games, player, scope,
-                                                  min_games))
-
-    # -- weekly challenge
-    async def ensure_challenge(self, row: ChallengeRow) -> ChallengeRow:
-        return await self._atomic(plans.ensure_challenge(row))
-
-    async def challenge(self, week: str) -> ChallengeRow | None:
-        r = await self._row(sql.CHALLENGE, week)
-        return None if r is None else sql.challenge_row(r)
-
-    async def challenge_entry(self, week: str, user_id: int) -> EntryRow | None:
-        r = await self._row(sql.ENTRY, week, user_id)
-        return None if r is None else sql.entry_row(r)
-
-    async def challenge_board(self, week: str, guild_id: int | None, limit: int
-                              ) -> list[tuple[EntryRow, str]]:
-        statement, args = sql.challenge_board(week, guild_id, limit)
-        return [(sql.entry_row(r), str(r[6])) for r in await self._rows(statement, *args)]
-
-    async def challenge_rank(self, week: str, guild_id: int | None, score: int
-                             ) -> tuple[int, int]:
-        statement, args = sql.challenge_rank(week, guild_id, score)
-        better, total = await self._row(statement, *args)
-        return int(better) + 1, int(total)
-
-    async def challenge_guilds(self, week: str) -> dict[int, int]:
-        return {int(g): int(n) for g, n in await self._rows(sql.CHALLENGE_GUILDS, week)}
-
-    async def challenges_to_close(self, now: int) -> list[ChallengeRow]:
-        return [sql.challenge_row(r) for r in await self._rows(sql.CHALLENGES_TO_CLOSE, now)]
-
-    async def close_challenge(self, week: str, now: int,
-                              notices: Sequence[NoticeDraft]) -> bool:
-        closed = await self._atomic(plans.close_challenge(week, now, notices))
-        if closed and notices:
-            self.notices_added.set()
-        return closed
-
-    # -- tournaments
-    async def create_tournament(self, row: TournamentRow,
-                                notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
-        tid = await self._atomic(plans.create_tournament(row, notices))
-        self.notices_added.set()
-        return tid
-
-    async def tournament(self, tournament_id: int) -> TournamentRow | None:
-        r = await self._row(sql.TOURNAMENT, tournament_id)
-        return None if r is None else sql.tournament_row(r)
-
-    async def tournaments(self, guild_id: int, limit: int) -> list[TournamentRow]:
-        return [sql.tournament_row(r)
-                for r in await self._rows(sql.GUILD_TOURNAMENTS, guild_id, limit)]
-
-    async def due_tournaments(self, now: int) -> list[TournamentRow]:
-        return [sql.tournament_row(r) for r in await self._rows(sql.DUE_TOURNAMENTS, now)]
-
-    async def entrants(self, tournament_id: int) -> list[EntrantRow]:
-        return [EntrantRow(*r) for r in await self._rows(sql.ENTRANTS, tournament_id)]
-
-    async def tournament_tables(self, tournament_id: int) -> list[TableRow]:
-        return [sql.table_row(r) for r in await self._rows(sql.TABLES_OF, tournament_id)]
-
-    async def table_of_game(self, game_id: int) -> TableRow | None:
-        r = await self._row(sql.TABLE_OF_GAME, game_id)
-        return None if r is None else sql.table_row(r)
-
-    async def open_tables(self, tournament_id: int, round_no: int) -> int:
-        r = await self._row(sql.OPEN_TABLES, tournament_id, round_no)
-        return int(r[0]) if r is not None else 0
-
-    async def write_tournament(self, write: TournamentWrite) -> int:
-        queued = await self._atomic(plans.write_tournament(write))
-        if queued:
-            self.notices_added.set()
-        return queued
-
-    # -- reviews
-    async def review(self, game_id: int, seat: int) -> ReviewRow | None:
-        r = await self._row(sql.REVIEW, game_id, seat)
-        return None if r is None else sql.review_row(r)
-
-    async def save_review(self, row: ReviewRow) -> ReviewRow:
-        return await self._atomic(plans.save_review(row))
-
-    async def review_accuracy(self, user_id: int,
-                              without_flags: int = 0) -> tuple[int, float | None]:
-        count, average = await self._row(sql.REVIEW_ACCURACY, user_id, without_flags)
-        return int(count), None if average is None else float(average)
 
     # -- servers and shared state
     async def guild_settings(self, guild_id: int) -> str | None:

@@ -1,17 +1,21 @@
 """A tournament table's game (issue #23): opened like a lobby that starts at once with its
-players, linked to its table in the game's own transaction, and, at a round deadline, played
-out the way its timeout action says. On the kernel's public API and the flow, like the other
-services; :mod:`bot.core.tournament` decides when."""
+players, linked to its table in the game's own transaction, played out the way its timeout
+action says at a round deadline, and, at its end, the line its score sheet carries (the
+feature's ``game_over``). On the kernel's public API and the flow, like the other services;
+:mod:`bot.core.tournament.rounds` decides when."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core import flow
-from bot.core.game import LiveGame, Tx
+from bot.core import flow, notices
+from bot.core.game import Tx, unborn
+from bot.core.hooks import Ending
 from bot.core.kernel import Kernel, StaleError
-from bot.core.models import GameStatus, LobbyOptions, NoticeKind, TimeoutAction
-from bot.core.storage.base import SeatRow, StaleWriteError
+from bot.core.models import GameStatus, LobbyOptions, TimeoutAction
+from bot.core.storage import SeatRow, StaleWriteError
+from bot.core.tournament import store
+from bot.core.tournament.model import ScoreSheetLine
 
 
 async def open_game(k: Kernel, guild_id: int, channel_id: int, options: LobbyOptions,
@@ -21,20 +25,18 @@ async def open_game(k: Kernel, guild_id: int, channel_id: int, options: LobbyOpt
     (the link is written with the game: a table never gets two), else 1."""
     now = k.now_ms()
     seats = tuple(SeatRow(i, uid, name) for i, (uid, name) in enumerate(players))
-    g = LiveGame(id=0, status=GameStatus.LOBBY, guild_id=guild_id, channel_id=channel_id,
-                 thread_id=None, lobby_message_id=None, host_id=players[0][0], options=options,
-                 first_user_id=None, engine_options=None, state=None, config_json=None,
-                 version=0, ply=0, deadline_at=None, end_reason=None, created_at=now,
-                 updated_at=now, seats=seats)
+    g = unborn(guild_id=guild_id, channel_id=channel_id, host_id=players[0][0],
+               options=options, seats=seats, now=now)
     tx = Tx(old=g, g=g, now=now, dm_closed=k.dm_closed)
     tx.activity = True
     for uid, name in players:
         await k.user(uid)  # their closed DMs are known before their first prompt
         tx.user_names.append((uid, name, None))
-    tx.thread(NoticeKind.OPEN_THREAD)
+    tx.thread(notices.OpenThread())
     flow.deal(k, tx)
+    tx.steps.append(store.link_table(*table))  # StaleWriteError: that table has its game
     try:
-        new = await k.commit_new(tx, tournament_table=table)
+        new = await k.commit_new(tx)
     except StaleWriteError:
         return 0
     await flow.run_computers(k, new)
@@ -65,3 +67,15 @@ async def play_out(k: Kernel, game_id: int) -> None:
                 await flow.apply_move(k, g, seat, move, "autopilot")
             except StaleError:
                 continue
+
+
+async def game_over(k: Kernel, tx: Tx, _ending: Ending) -> ScoreSheetLine | None:
+    """A tournament table's score sheet names its tournament and round (nothing for any
+    other game)."""
+    table = await store.table_of_game(k.store, tx.g.id)
+    if table is None:
+        return None
+    row = await store.tournament(k.store, table.tournament_id)
+    if row is None:
+        return None
+    return ScoreSheetLine(id=row.id, name=row.name, round=table.round, rounds=row.rounds)

@@ -14,7 +14,7 @@ the benchmarks:
   same seat at once share one computation.
 - **Hints** (:meth:`ReviewService.hints`): the engine's three best placements for the person to
   move, in a game that allows them (:func:`hints_allowed`). Taking one marks the game
-  (``FLAG_HINTS``, committed by :meth:`Manager.take_hint <bot.core.manager.Manager.take_hint>`
+  (``FLAG_HINTS``, committed by :func:`bot.core.turns.take_hint`
   before the hints are shown), which then counts for no rating, achievement or leaderboard. A
   hint is about as costly as a strong computer move, so it runs in the computer players'
   processes (:meth:`ComputerPool.run <bot.core.computers.ComputerPool.run>`, same bound), or in
@@ -37,18 +37,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from bot.core import turns
 from bot.core.clock import from_ms, to_ms
 from bot.core.computers import ComputersBusyError
 from bot.core.game import FLAG_HINTS, LiveGame
-from bot.core.game import hints_allowed as hints_allowed  # its home moved; kept here
 from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, GameStatus, ManagerError
-from bot.core.storage.base import ReviewRow
-from bot.core.turns import HintGrant as HintGrant  # its home moved; kept here
+from bot.core.review import store
+from bot.core.review.model import HintsOutcome, ReviewOutcome
+from bot.core.review.store import ReviewRow
+from bot.core.turns import HintGrant
 from bot.core.workers import WorkerPool, keep_recent
 from engine.ai.hints import HINT_SAMPLES, Hint
 from engine.ai.review import (
@@ -84,7 +84,7 @@ class ReviewsBusyError(Exception):
 async def accuracy(kernel: Kernel, user_id: int) -> tuple[int, float | None]:
     """(reviewed games, mean accuracy) of a person. Games in which someone took a hint are
     left out, as they are from ratings and leaderboards: the figure is the person's own play."""
-    return await kernel.store.review_accuracy(user_id, without_flags=FLAG_HINTS)
+    return await store.accuracy(kernel.store, user_id, without_flags=FLAG_HINTS)
 
 
 def review_seat(game: GameInfo, user_id: int) -> int:
@@ -187,36 +187,13 @@ class Lane(WorkerPool):
 # --------------------------------------------------------------------------- the service
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewOutcome:
-    """A review as the Discord layer shows it."""
-
-    game: GameInfo
-    seat: int
-    review: Review
-    created_at: datetime  # when it was computed (and stored)
-    computed: bool  # computed for this request (False: it was stored already)
-    seconds: float | None = None  # wall seconds of the computation, when computed here
-    cpu: float | None = None  # CPU seconds the worker spent on it, when computed here
-
-
-@dataclass(frozen=True, slots=True)
-class HintsOutcome:
-    game: GameInfo  # after the hint was taken (marked)
-    seat: int
-    view: PrivateView
-    hints: tuple[Hint, ...]
-    samples: int  # sampled futures behind each value
-    first: bool  # this request marked the game
-
-
 class ReviewService:
     """Reviews and hints for a running bot (see the module docstring)."""
 
-    def __init__(self, manager: Kernel, *, workers: int = 1, max_waiting: int | None = None,
+    def __init__(self, kernel: Kernel, *, workers: int = 1, max_waiting: int | None = None,
                  samples: int = DEFAULT_SAMPLES, depth: int | None = DEFAULT_DEPTH,
                  hint_cache: int = 256) -> None:
-        self.manager = manager
+        self.kernel = kernel
         self.samples = samples
         self.depth = depth
         self.lane = Lane(workers, max_waiting)
@@ -234,9 +211,9 @@ class ReviewService:
         """The review of this person's seat in a finished game: the stored one, or computed
         in a worker process (then stored). Refusals: ``ManagerError`` (not a player, still in
         play, unfinished, a computer finished the seat), :class:`ReviewsBusyError`."""
-        game = await self.manager.get_game(game_id)
+        game = await self.kernel.get_game(game_id)
         if game.status.active:
-            game = await self.manager.get_game(game_id, fresh=True)  # it may have just ended
+            game = await self.kernel.get_game(game_id, fresh=True)  # it may have just ended
         seat = review_seat(game, user_id)
         stored = await self.stored(game, seat)
         if stored is not None:
@@ -262,7 +239,7 @@ class ReviewService:
         return outcome
 
     async def stored(self, game: GameInfo, seat: int) -> ReviewOutcome | None:
-        row = await self.manager.store.review(game.id, seat)
+        row = await store.review(self.kernel.store, game.id, seat)
         if row is None:
             return None
         try:
@@ -276,13 +253,13 @@ class ReviewService:
     async def record(self, game_id: int) -> dict[str, Any]:
         """The game as an engine record (options, seed, moves). Secret (the seed decides the
         bag): for the workers that replay it, never for players."""
-        row = await self.manager.store.load_game(game_id)
+        row = await self.kernel.store.load_game(game_id)
         if row is None:
             raise ManagerError("unknown_game", f"no game {game_id}")
         g = LiveGame.from_row(row)
         if g.state is None or g.engine_options is None:
             raise ManagerError("review_unfinished", "the game never started")
-        moves = await self.manager.store.moves(game_id)
+        moves = await self.kernel.store.moves(game_id)
         return {"schema": SCHEMA_VERSION, "options": g.engine_options.model_dump(mode="json"),
                 "seed": g.state.seed,
                 "moves": [{"seat": m.seat, "move": m.move} for m in moves]}
@@ -299,9 +276,9 @@ class ReviewService:
         done = Review.from_json(data)
         log.info("review of game %s seat %s: %.1f s (%.1f s CPU, %d samples), accuracy %s",
                  game.id, seat, wall, cpu, self.samples, done.accuracy)
-        now = to_ms(self.manager.now())
+        now = to_ms(self.kernel.now())
         text = json.dumps(data, separators=(",", ":"))
-        row = await self.manager.store.save_review(ReviewRow(
+        row = await store.save(self.kernel.store, ReviewRow(
             game.id, seat, user_id, done.accuracy, text, now))
         if row.data != text:
             # Another process stored one first: that one is the review (first stored wins).
@@ -320,12 +297,12 @@ class ReviewService:
 
     async def accuracy(self, user_id: int) -> tuple[int, float | None]:
         """(reviewed games, mean accuracy) of a person: for ``/calico stats``."""
-        return await accuracy(self.manager, user_id)
+        return await accuracy(self.kernel, user_id)
 
     # ------------------------------------------------------------------ hints
 
     def _hint_room(self) -> bool:
-        computers = self.manager.computers
+        computers = self.kernel.computers
         return computers.has_room() if computers is not None else self.lane.has_room()
 
     async def hints(self, game_id: int, user_id: int, ply: int) -> HintsOutcome:
@@ -335,7 +312,7 @@ class ReviewService:
         :class:`ReviewsBusyError` (checked before the game is marked)."""
         if not self._hint_room():
             raise ReviewsBusyError("every worker is busy")
-        grant = await turns.take_hint(self.manager, game_id, user_id, ply)
+        grant = await turns.take_hint(self.kernel, game_id, user_id, ply)
         key = (game_id, grant.view.public.ply, grant.seat)
         got = self._hints.get(key)
         if got is None:
@@ -347,7 +324,7 @@ class ReviewService:
 
     async def _compute_hints(self, grant: HintGrant) -> tuple[Hint, ...]:
         started = time.perf_counter()
-        computers = self.manager.computers
+        computers = self.kernel.computers
         try:
             if computers is not None:
                 data, _ = await computers.run(hints_job, grant.view, grant.seed, HINT_COUNT)

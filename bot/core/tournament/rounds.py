@@ -1,0 +1,214 @@
+"""A tournament's rounds, advanced by the sweep (:func:`tick`, the feature's periodic work).
+
+- **round start**: at the start time (then each time a round ends) the round is paired
+  (:mod:`bot.core.tournament.pairing`) and its tables stored in the same write that ends the
+  previous round; each table's game is then created like a lobby that starts at once with its
+  players, and linked to its table in the game's own transaction (a table never gets two games:
+  :func:`bot.core.tournament.store.link_table`); games opened later (the process that paired
+  the round died first) get the whole round from then;
+- **round end**: when every table's game has ended, or at the round deadline (open tables are
+  then played out the way their timeout action says: the seat the game waits for plays on
+  autopilot, or becomes a computer with ``timeout: computer``), the outcomes are recorded, the
+  standings posted, and the next round paired, or the podium posted after the last one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+from bot.core.faults import crash_point
+from bot.core.kernel import Kernel
+from bot.core.models import LobbyOptions
+from bot.core.progress import store as ratings
+from bot.core.progress.model import person_key
+from bot.core.storage import StaleWriteError
+from bot.core.tournament import pairing, records, store, tables
+from bot.core.tournament.model import (
+    CANCELLED,
+    HOUR_MS,
+    OVER,
+    ROUND_ROBIN,
+    RUNNING,
+    SIGNUP,
+    EntrantRow,
+    PostKind,
+    Table,
+    TableRow,
+    TournamentRow,
+)
+from bot.core.tournament.store import TournamentWrite
+from engine.config import STORED
+
+log = logging.getLogger("calico.tournament")
+
+
+async def tick(k: Kernel, now: int) -> int:
+    """Take every tournament step now due (the sweep calls it): start, end and pair rounds,
+    open the games of a round. Returns the steps taken. A failing tournament is logged and
+    never holds the others."""
+    done = 0
+    for row in await store.due(k.store, now):
+        try:
+            done += await _advance(k, row, now)
+        except Exception:
+            log.exception("tournament %s: step failed", row.id)
+    return done
+
+
+async def _advance(k: Kernel, row: TournamentRow, now: int) -> int:
+    if row.status == SIGNUP:
+        return await _next_round(k, row, now)
+    opened = await _open_games(k, row)
+    if opened:
+        # The round's games open only now: the process that paired it died first (or was
+        # down). Its players get the whole round from now, as after a pause; played out at a
+        # deadline that passed meanwhile, the games would end before anyone saw them, and
+        # before their threads were made.
+        return opened + await _restart_deadline(k, row.id, row.round, now)
+    if await store.open_tables(k.store, row.id, row.round):
+        if row.round_deadline_at is None or now < row.round_deadline_at:
+            return opened
+        for t in await records.tables(k, row.id):
+            if t.round == row.round and t.game_id is not None:
+                await tables.play_out(k, t.game_id)
+        if await store.open_tables(k.store, row.id, row.round):
+            return opened
+    return opened + await _next_round(k, row, now)
+
+
+async def _restart_deadline(k: Kernel, tournament_id: int, round_no: int, now: int) -> int:
+    """The round's deadline at least a whole round from ``now`` (1: moved)."""
+    async def change(row: TournamentRow) -> tuple[TournamentWrite | None, int]:
+        deadline = now + int(row.round_hours * HOUR_MS)
+        if row.status != RUNNING or row.round != round_no \
+                or (row.round_deadline_at or 0) >= deadline:
+            return None, 0
+        return records.write(row, now, round_deadline_at=deadline), 1
+
+    return await records.step(k, tournament_id, change)
+
+
+async def _next_round(k: Kernel, row: TournamentRow, now: int) -> int:
+    """End the round being played (scored from its games) and pair the next, or finish: one
+    write at the version read, then the new round's games."""
+    entrants = await store.entrants(k.store, row.id)
+    all_tables = await records.tables(k, row.id)
+    w = records.write(row, now)
+    scored = list(all_tables)
+    if row.round:
+        for i, t in enumerate(scored):
+            if t.round == row.round and t.points is None:
+                points, scores = await _outcome(k, row, t)
+                w.outcomes.append((t.round, t.table_no,
+                                   json.dumps({"points": points, "scores": scores})))
+                scored[i] = Table(t.round, t.table_no, t.players, t.game_id, tuple(points),
+                                  tuple(scores))
+    active = [e for e in entrants if e.withdrawn is None]
+    if row.round == 0 and len(active) < 2:
+        w.columns.update(status=CANCELLED)
+        w.notices += [records.post(row, 0, PostKind.TOO_FEW),
+                      records.post(row, 1, PostKind.SIGNUP)]
+        return await _commit(k, w, None)
+    index = 0
+    if row.round:
+        w.notices.append(records.post(row, index, PostKind.STANDINGS, row.round))
+        index += 1
+    rounds = row.rounds
+    new: list[TableRow] = []
+    if row.round == 0 and row.format == ROUND_ROBIN:
+        rounds = max(1, len(pairing.round_robin([e.user_id for e in entrants],
+                                                row.table_size)))
+    if row.round < rounds:
+        new = await _pair(k, row, entrants, scored, row.round + 1)
+    if not new or all(len(json.loads(t.players)) < 2 for t in new):
+        w.columns.update(status=OVER, round_deadline_at=None)
+        w.notices.append(records.post(row, index, PostKind.PODIUM, row.round))
+        return await _commit(k, w, None)
+    w.columns.update(status=RUNNING, round=row.round + 1, rounds=rounds,
+                     round_deadline_at=now + int(row.round_hours * HOUR_MS))
+    w.tables = new
+    if row.round == 0:
+        w.notices.append(records.post(row, index, PostKind.SIGNUP))
+        index += 1
+    w.notices.append(records.post(row, index, PostKind.ROUND, row.round + 1))
+    return await _commit(k, w, row)
+
+
+async def _commit(k: Kernel, w: TournamentWrite, row: TournamentRow | None) -> int:
+    try:
+        await store.write(k.store, w)
+    except StaleWriteError:
+        return 0  # another process took this step
+    if w.outcomes:
+        # A round ended and the next is paired (or the podium queued); none of its posts or
+        # games made yet (tests/e2e/test_tournament_processes.py kills the bot here).
+        crash_point("tournament.round_ended")
+    if row is not None:
+        fresh = await store.tournament(k.store, row.id)
+        if fresh is not None:
+            await _open_games(k, fresh)
+    return 1
+
+
+async def _pair(k: Kernel, row: TournamentRow, entrants: Sequence[EntrantRow],
+                scored: Sequence[Table], round_no: int) -> list[TableRow]:
+    active = [e.user_id for e in entrants if e.withdrawn is None]
+    if row.format == ROUND_ROBIN:
+        schedule = pairing.round_robin([e.user_id for e in entrants], row.table_size)
+        if round_no > len(schedule):
+            return []
+        planned = schedule[round_no - 1]
+        seated = [tuple(u for u in t if u in active) for t in planned.tables]
+        if planned.bye is not None and planned.bye in active:
+            seated.append((planned.bye,))
+        groups = [t for t in seated if t]
+    else:
+        done = [pairing.Played(t.round, t.players, t.points,
+                               t.scores or (0,) * len(t.players))
+                for t in scored if t.points is not None]
+        board = {s.user_id: s for s in pairing.standings(active, done)}
+        seeds = []
+        for uid in active:
+            # Their rating in this server (the progress feature's) orders equal points.
+            rating = await ratings.rating(k.store, row.guild_id, person_key(uid))
+            seeds.append(pairing.Seed(uid, board[uid].points,
+                                      rating.ordinal if rating is not None else 0.0,
+                                      board[uid].byes))
+        found = pairing.swiss_round(seeds, done, row.table_size)
+        groups = [*found.tables, *([(found.bye,)] if found.bye is not None else [])]
+    return [TableRow(row.id, round_no, i + 1, json.dumps(list(g)))
+            for i, g in enumerate(groups)]
+
+
+async def _outcome(k: Kernel, row: TournamentRow, t: Table) -> tuple[list[int], list[int]]:
+    """Half points and scores of a table whose round ended (a bye: a win; a game that ended
+    without a result: nothing for anyone)."""
+    if t.bye:
+        return [pairing.bye_points(row.table_size)], [0]
+    results = await k.store.results(t.game_id) if t.game_id is not None else []
+    by_user = {r.user_id: r for r in results}
+    if not results or any(u not in by_user for u in t.players):
+        return [0] * len(t.players), [0] * len(t.players)
+    points = pairing.table_points([by_user[u].place for u in t.players])
+    return list(points), [by_user[u].total for u in t.players]
+
+
+async def _open_games(k: Kernel, row: TournamentRow) -> int:
+    """Create the games of the round's tables that have none yet (after a crash, or the
+    write that paired them): each like a lobby that starts at once with its players."""
+    if row.status != RUNNING:
+        return 0
+    waiting = [t for t in await records.tables(k, row.id)
+               if t.round == row.round and t.game_id is None and not t.bye]
+    if not waiting:
+        return 0
+    names = {e.user_id: e.name for e in await store.entrants(k.store, row.id)}
+    options = LobbyOptions.model_validate_json(row.options, context=STORED)
+    opened = 0
+    for t in waiting:
+        opened += await tables.open_game(k, row.guild_id, row.channel_id, options,
+                                         (row.id, t.round, t.table_no),
+                                         [(u, names.get(u, str(u))) for u in t.players])
+    return opened
