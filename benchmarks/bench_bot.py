@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import pct, print_machine
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from engine.hexgrid import cell_name
@@ -67,7 +68,7 @@ async def run(turns: int) -> dict[str, list[float]]:
             await (await env.click("bob", lobby, label="Join")).wait_response()
             await (await env.click("alice", env.get_message(lobby.id),
                                    label="Start")).wait_response()
-            game = await bot(env).manager.game_for_thread(thread.id)
+            game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
             assert game is not None
             names = {env.user(n).id: n for n in ("alice", "bob")}
             for _ in range(turns):

@@ -50,6 +50,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.core.kernel import Kernel
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (
@@ -70,10 +72,12 @@ from benchmarks.common import (
     sqlite_size,
     table,
 )
+from bot.core import lobby, queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.computers import ComputerPool
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
+from bot.core.notices import Notice
 from bot.core.outbox import NullDelivery
 from bot.core.storage.base import TABLES
 
@@ -587,9 +591,10 @@ NOTICE_COLS = ["game_id", "kind", "user_id", "recipient", "ply", "payload", "key
 async def lobby_games(m: Manager, n: int, first_user: int) -> list[GameInfo]:
     out = []
     for i in range(n):
-        g = await m.create_game(UserRef(first_user + i, f"u{i}"), guild_id=1, channel_id=2,
+        g = await lobby.create_game(m.kernel,
+                                    UserRef(first_user + i, f"u{i}"), guild_id=1, channel_id=2,
                                 options=LobbyOptions(players=2))
-        out.append(await m.attach_thread(g.id, 30_000_000 + first_user + i, None))
+        out.append(await lobby.attach_thread(m.kernel, g.id, 30_000_000 + first_user + i, None))
     return out
 
 
@@ -598,7 +603,7 @@ async def fairness(location: Location, backlog: int, others: int, delay: float
     m = await Manager.open(location)
     hot = (await lobby_games(m, 1, 1))[0]
     rest = await lobby_games(m, others, 1000)
-    now = to_ms(m.now())
+    now = to_ms(m.kernel.now())
     for chunk in range(0, backlog, 5000):
         await m.store.import_rows("outbox", NOTICE_COLS,
                                   notice_rows(hot.id, min(5000, backlog - chunk), now,
@@ -611,7 +616,8 @@ async def fairness(location: Location, backlog: int, others: int, delay: float
             await asyncio.sleep(0.01)
         committed: dict[int, float] = {}
         for i, g in enumerate(rest):
-            await m.join(g.id, UserRef(500_000 + i, f"j{i}"))  # queues the lobby refresh
+            await lobby.join(m.kernel,
+                             g.id, UserRef(500_000 + i, f"j{i}"))  # queues the lobby refresh
             committed[g.id] = time.perf_counter()
         deadline = time.perf_counter() + 60
         while len([g for g in committed if g in delivery.first]) < len(committed) \
@@ -632,11 +638,11 @@ async def rows_per_pass(location: Location, pending: int, lanes: int) -> tuple[f
 
         # One pooled connection: every statement of the pass runs on one backend, whose
         # statistics are flushed on demand below.
-        m = Manager(await PostgresStore.open(location, min_size=1, max_size=1))
+        m = Manager(Kernel(await PostgresStore.open(location, min_size=1, max_size=1)))
     else:
         m = await Manager.open(location)
     games = await lobby_games(m, lanes, 2_000_000)
-    now = to_ms(m.now())
+    now = to_ms(m.kernel.now())
     per = pending // lanes
     batch: list[Row] = []
     for g in games:
@@ -719,13 +725,14 @@ async def loop_lag(tmp: Path, use_pool: bool, seconds: float, games: int = 20
 
     async def player(i: int) -> None:
         rng = random.Random(i)
-        g = await m.create_game(UserRef(i + 1, f"p{i}"), guild_id=1, channel_id=2,
+        g = await lobby.create_game(m.kernel, UserRef(i + 1, f"p{i}"), guild_id=1, channel_id=2,
                                 options=LobbyOptions(players=2, ai_level="strong"),
                                 computers=["strong"], start=True)
         while not stop.is_set():
-            g = await m.get_game(g.id)
+            g = await queries.game(m.kernel, g.id)
             if not g.status.active:
-                g = await m.create_game(UserRef(i + 1, f"p{i}"), guild_id=1, channel_id=2,
+                g = await lobby.create_game(m.kernel,
+                                            UserRef(i + 1, f"p{i}"), guild_id=1, channel_id=2,
                                         options=LobbyOptions(players=2, ai_level="strong"),
                                         computers=["strong"], start=True)
                 continue
@@ -743,12 +750,12 @@ async def loop_lag(tmp: Path, use_pool: bool, seconds: float, games: int = 20
                  asyncio.create_task(sweeper())]
         players = [asyncio.create_task(player(i)) for i in range(games)]
         c0 = time.process_time()
-        moves0 = m.moves_committed
+        moves0 = m.kernel.moves_committed
         await asyncio.sleep(seconds)
         stop.set()
         await cancel(players)
         cpu = time.process_time() - c0
-        computer_moves = m.moves_committed - moves0 - human[0]
+        computer_moves = m.kernel.moves_committed - moves0 - human[0]
         await asyncio.gather(*tasks, return_exceptions=True)
     await m.close()
     busy = 0
@@ -786,7 +793,7 @@ async def retention(location: Location, games: int) -> dict[str, float]:
     if hasattr(store, "checkpoint"):
         await store.checkpoint()
     out["before"] = await db_size(location)
-    clock.advance(m.config.outbox_keep + timedelta(days=1))
+    clock.advance(m.kernel.config.outbox_keep + timedelta(days=1))
     rep = await m.sweep()
     out["pruned"] = rep.pruned
     if hasattr(store, "checkpoint"):
@@ -864,8 +871,8 @@ async def leaderboard(location: Location, results: int, per_player: int,
 
     async def timed() -> list[float]:
         for _ in range(5):
-            await m.leaderboard(42)
-        out, rows = await atimed_calls(lambda: m.leaderboard(42), calls)
+            await queries.leaderboard(m.kernel, 42)
+        out, rows = await atimed_calls(lambda: queries.leaderboard(m.kernel, 42), calls)
         assert len(rows) == min(10, players)
         return list(out)
 

@@ -51,6 +51,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from bot.core import queries
+from bot.core.kernel import Kernel
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (
@@ -119,8 +122,8 @@ async def child_main(job: Job, conn: Connection) -> None:
 
         # No LISTEN connection: what the change notifications cost (an experiment only:
         # other processes' writes then reach this cache only through the version checks).
-        m = Manager(await PostgresStore.open(job.location, listen=False), config=config,
-                    seed_source=lambda: next(seeds))
+        m = Manager(Kernel(await PostgresStore.open(job.location, listen=False), config=config,
+                    seed_source=lambda: next(seeds)))
     else:
         m = await Manager.open(job.location, config=config, seed_source=lambda: next(seeds))
     delivery = NullDelivery()
@@ -132,7 +135,7 @@ async def child_main(job: Job, conn: Connection) -> None:
 
     async def load_one(game_id: int) -> Any:
         async with gate:
-            return await m.get_game(game_id)
+            return await queries.game(m.kernel, game_id)
 
     async with dispatching(m, delivery) as dispatcher:
         t0 = time.perf_counter()
@@ -176,7 +179,7 @@ async def child_main(job: Job, conn: Connection) -> None:
         return
     finished = 0
     for g in started:
-        finished += (await m.get_game(g.id)).status is GameStatus.OVER
+        finished += (await queries.game(m.kernel, g.id)).status is GameStatus.OVER
     sizes: tuple[float, float] | None = None
     if job.processes == 1 and not job.location.startswith("postgres"):
         path = Path(job.location)

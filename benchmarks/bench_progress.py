@@ -24,14 +24,18 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from bot.core.progress import store as progress_store
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import atimed_calls, pct, print_machine, timed_calls
-from bot.core import progress
+from bot.core import lobby, queries
 from bot.core.manager import Manager
 from bot.core.models import UserRef
+from bot.core.progress import ratings
+from bot.core.progress.model import RatingRow
+from bot.core.progress.store import RatingUpdate
 from bot.core.storage import GameWrite
-from bot.core.storage.base import RatingRow, RatingUpdate
 from data import load_catalog
 from engine.config import GameOptions
 from engine.serialize import replay_views
@@ -80,15 +84,15 @@ def bench_rating_maths(repeat: int) -> None:
     entries = four_players()
     before: dict[str, RatingRow | None] = {
         p: RatingRow(0, p, 25 + i, 6.0, 7.0 + i, 10, 0) for i, (p, _) in enumerate(entries)}
-    times, _ = timed_calls(lambda: [progress.rate(entries, before, s, 0) for s in (5, 0)],
+    times, _ = timed_calls(lambda: [ratings.rate(entries, before, s, 0) for s in (5, 0)],
                            repeat * 10)
     print(f"rating update maths (OpenSkill Plackett-Luce, 4 players, 2 scopes): {summary(times)}")
 
 
 async def bench_rating_commit(m: Manager, repeat: int) -> None:
     """A result's commit with its RatingUpdate (8 rows read locked and written back)."""
-    lobby = await m.create_game(UserRef(1, "one"), 5, 6)
-    row = await m.store.load_game(lobby.id)
+    first = await lobby.create_game(m.kernel, UserRef(1, "one"), 5, 6)
+    row = await m.store.load_game(first.id)
     assert row is not None
     version = row.version
     entries = four_players()
@@ -99,13 +103,14 @@ async def bench_rating_commit(m: Manager, repeat: int) -> None:
         def apply(found: dict[Any, RatingRow | None]) -> list[RatingRow]:
             out: list[RatingRow] = []
             for s in (5, 0):
-                out += progress.rate(entries, {p: found.get((s, p)) for p in players}, s, 1)
+                out += ratings.rate(entries, {p: found.get((s, p)) for p in players}, s, 1)
             return out
         return RatingUpdate(keys, apply)
 
     async def commit() -> None:
         nonlocal version
-        await m.store.commit(GameWrite(lobby.id, version, 1, ratings=update()))
+        await m.store.commit(GameWrite(first.id, version, 1,
+                                       steps=[progress_store.apply_ratings(update())]))
         version += 1
 
     await commit()  # rows exist from here on
@@ -185,14 +190,15 @@ async def bench_queries(path: Path, repeat: int) -> None:
     m = await Manager.open(path)
     try:
         guild = 7
-        someone = (await m.store.rating_board(0, 500, 3))[-1][0].player
+        someone = (await progress_store.rating_board(m.store, 0, 500, 3))[-1][0].player
         tests: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("rating leaderboard, one server (top 10 with wins and averages)",
-             lambda: progress.rating_board(m, guild)),
-            ("rating leaderboard, every server", lambda: progress.rating_board(m, 0)),
+             lambda: ratings.rating_board(m.kernel, guild)),
+            ("rating leaderboard, every server", lambda: ratings.rating_board(m.kernel, 0)),
             ("a player's rating and rank, every server (/calico stats)",
-             lambda: progress.rating_of(m, someone, 0)),
-            ("wins leaderboard, one server (the fallback)", lambda: m.leaderboard(guild)),
+             lambda: ratings.rating_of(m.kernel, someone, 0)),
+            ("wins leaderboard, one server (the fallback)", lambda: queries.leaderboard(m.kernel,
+                                                                                        guild)),
         ]
         for name, fn in tests:
             await fn()

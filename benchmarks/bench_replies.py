@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bot.core import lobby, queries
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (
@@ -99,7 +101,7 @@ async def run(people: int, seconds: float, workers: int) -> dict[str, Any]:
 
     async def new_game(uid: int) -> Any:
         counts["games"] += 1
-        return await m.create_game(UserRef(uid, f"p{uid}"), guild_id=1, channel_id=2,
+        return await lobby.create_game(m.kernel, UserRef(uid, f"p{uid}"), guild_id=1, channel_id=2,
                                    options=LobbyOptions(players=2, ai_level=LEVEL),
                                    computers=[LEVEL], start=True)
 
@@ -108,7 +110,7 @@ async def run(people: int, seconds: float, workers: int) -> dict[str, Any]:
         uid = i + 1
         g = await new_game(uid)
         while not stop.is_set():
-            g = await m.get_game(g.id)
+            g = await queries.game(m.kernel, g.id)
             if not g.status.active:
                 g = await new_game(uid)
                 continue

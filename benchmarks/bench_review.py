@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import Stopwatch, lag_monitor, load_text, pct, print_machine
+from bot.core import lobby, turns
 from data import load_catalog
 from engine.ai import make_player
 from engine.ai.hints import hints
@@ -111,14 +112,14 @@ async def bench_bot_path(games: int, samples: int) -> None:
     from bot.core.computers import ComputerPool
     from bot.core.manager import Manager
     from bot.core.models import GameStatus, LobbyOptions, UserRef
-    from bot.core.review import ReviewService
+    from bot.core.review.service import ReviewService
 
     print(f"through the bot: review worker process, {samples} futures per turn; hints in the "
           "computer players' worker process:")
     with tempfile.TemporaryDirectory() as tmp:
         computers = ComputerPool(1)
         manager = await Manager.open(Path(tmp) / "bench.sqlite3", computers=computers)
-        service = ReviewService(manager, samples=samples)
+        service = ReviewService(manager.kernel, samples=samples)
         try:
             t0 = time.perf_counter()
             await asyncio.gather(service.lane.warm_up(), computers.warm_up())
@@ -126,7 +127,8 @@ async def bench_bot_path(games: int, samples: int) -> None:
                   f"[{load_text()}]", flush=True)
             for g_no in range(games):
                 user = UserRef(BENCH_USER, "Bench")
-                g = await manager.create_game(user, 1, 1, LobbyOptions(players=1), start=True)
+                g = await lobby.create_game(manager.kernel,
+                                            user, 1, 1, LobbyOptions(players=1), start=True)
                 bot_player = make_player("normal", 500 + g_no)
                 hint_times: list[float] = []
                 while g.status.active:
@@ -134,14 +136,15 @@ async def bench_bot_path(games: int, samples: int) -> None:
                     move = bot_player.choose(private_view(g.state, 0), legal_moves(g.state, 0))
                     if g.status is GameStatus.DRAFT:
                         assert isinstance(move, ChooseGoals)
-                        g = (await manager.choose_goals(g.id, BENCH_USER, g.ply,
+                        g = (await turns.choose_goals(manager.kernel, g.id, BENCH_USER, g.ply,
                                                         list(move.goals))).game
                         continue
                     t0 = time.perf_counter()
                     got = await service.hints(g.id, BENCH_USER, g.ply)
                     hint_times.append(time.perf_counter() - t0)
                     assert got.hints  # the last turn may offer fewer than three
-                    g = (await manager.play_turn(g.id, BENCH_USER, g.ply, move.text())).game
+                    g = (await turns.play_turn(manager.kernel,
+                                               g.id, BENCH_USER, g.ply, move.text())).game
                 print(f"  hints at each of the game's {len(hint_times)} turns: median "
                       f"{statistics.median(hint_times):.2f} s, p90 "
                       f"{pct(hint_times, 0.9, 'below'):.2f} s, max "
@@ -160,7 +163,7 @@ async def bench_bot_path(games: int, samples: int) -> None:
 
 
 async def _timed_review(service: object, game_id: int) -> str:
-    from bot.core.review import ReviewService
+    from bot.core.review.service import ReviewService
 
     assert isinstance(service, ReviewService)
     stop = asyncio.Event()

@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.core import queries
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (
@@ -238,7 +240,7 @@ def thread_count() -> int:
 
 def cached_games(manager: Any) -> int:
     """Games the manager holds in its cache."""
-    return len(manager.cached_games())
+    return len(manager.kernel.cached_games())
 
 
 def view_store_size(client: Any) -> int:
@@ -255,20 +257,21 @@ async def soak_manager(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
     from bot.adapter.delivery import NoticeRenderer
     from bot.adapter.locales import LocaleSource
     from bot.core.manager import Manager
-    from bot.core.models import Notice, UserRef
+    from bot.core.models import UserRef
+    from bot.core.notices import Notice
 
     tmp = tempfile.mkdtemp(prefix="calico-soak-")
     m = await Manager.open(Path(tmp) / "soak.db")
-    renderer = NoticeRenderer(m, LocaleSource(m))
+    renderer = NoticeRenderer(m.kernel, LocaleSource(m.kernel))
     built = Counter[str]()
 
     class RenderDelivery:
         """Builds each notice's message as the Discord layer would (pictures included)."""
 
         async def deliver(self, notice: Notice) -> None:
-            game = await m.get_game(notice.game_id)
+            game = await queries.game(m.kernel, notice.game_id)
             out = await renderer.build(notice, game)
-            built[notice.kind.value] += 1
+            built[notice.kind] += 1
             if out is not None:
                 built["bytes"] += sum(len(data) for _, data in out.files)
 
@@ -517,7 +520,7 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
         manager = client.manager
 
         async def game_of(game_id: int) -> Any:
-            return await manager.get_game(game_id)
+            return await queries.game(manager.kernel, game_id)
 
         p = Players(env, game_of)
         tasks = [asyncio.create_task(play_slot(p, k, stop)) for k in range(args.games)]
@@ -646,7 +649,7 @@ async def _remote_bot(args: argparse.Namespace, probe: Probe, env: Any) -> dict[
         reader = await Manager.open(db, exclusive=False)  # reads only (the players' eyes)
 
         async def game_of(game_id: int) -> Any:
-            return await reader.get_game(game_id, fresh=True)
+            return await queries.game(reader.kernel, game_id, fresh=True)
 
         p = Players(env, game_of)
         pending: list[dict[str, Any]] = []

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import pct, print_machine
-from bot.core.pairing import Played, Seed, standings, swiss_round, table_points
+from bot.core.tournament.pairing import Played, Seed, standings, swiss_round, table_points
 
 
 def main() -> None:

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.core.kernel import Kernel
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
@@ -132,8 +134,8 @@ async def drive(variant: str, url: str, server: PgServer, games: int, moves: int
     store = await _open(variant, url)
     _label(store)
     seeds = iter(range(10**6, 10**6 + games + 1))
-    m = Manager(store, config=ManagerConfig(cache_size=games + 16),
-                seed_source=lambda: next(seeds))
+    m = Manager(Kernel(store, config=ManagerConfig(cache_size=games + 16),
+                seed_source=lambda: next(seeds)))
     delivery = NullDelivery()
     gate = asyncio.Semaphore(8)
 
@@ -207,7 +209,7 @@ async def commit_latency(url: str, variant: str, n: int) -> tuple[float, float]:
     from bot.core.models import UserRef
 
     store = await _open(variant, url)
-    m = Manager(store, seed_source=lambda: 42)
+    m = Manager(Kernel(store, seed_source=lambda: 42))
 
     async def new_game() -> Any:
         return await two_player_game(m, UserRef(1, "a"), UserRef(2, "b"), guild_id=1,

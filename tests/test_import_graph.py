@@ -183,8 +183,8 @@ def test_the_graph_sees_the_project() -> None:
     below, which would pass vacuously on an empty graph)."""
     graph = import_graph()
     assert len(graph) > 100
-    assert "bot.core.models" in graph["bot.core.manager"]  # from bot.core.models import …
-    assert any(m.startswith("engine.") for m in graph["bot.core.manager"])
+    assert "bot.core.models" in graph["bot.core.lobby"]  # from bot.core.models import …
+    assert any(m.startswith("engine.") for m in graph["bot.core.flow"])
     assert all(not m.startswith("discord") for edges in graph.values() for m in edges)
 
 

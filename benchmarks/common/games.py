@@ -10,6 +10,8 @@ import time
 from collections.abc import AsyncIterator, Callable, MutableSequence
 from typing import Any
 
+from bot.core import lobby, turns
+
 # --------------------------------------------------------------------------- the manager
 
 
@@ -20,13 +22,13 @@ async def two_player_game(m: Any, host: Any, guest: Any, *, guild_id: int, chann
     from the game's id."""
     from bot.core.models import LobbyOptions
 
-    g = await m.create_game(host, guild_id=guild_id, channel_id=channel_id,
+    g = await lobby.create_game(m.kernel, host, guild_id=guild_id, channel_id=channel_id,
                             options=LobbyOptions(players=2))
     if thread_id is None:
         thread_id, message_id = 10**9 + g.id, 2 * 10**9 + g.id
-    await m.attach_thread(g.id, thread_id, message_id)
-    await m.join(g.id, guest)
-    return await m.start(g.id, host.id)
+    await lobby.attach_thread(m.kernel, g.id, thread_id, message_id)
+    await lobby.join(m.kernel, g.id, guest)
+    return await lobby.start(m.kernel, g.id, host.id)
 
 
 async def numbered_game(m: Any, i: int, guild_id: int = 1) -> Any:
@@ -58,8 +60,8 @@ async def send_move(m: Any, g: Any, user: int, move: str) -> Any:
     from bot.core.models import GameStatus
 
     if g.status is GameStatus.DRAFT:
-        return await m.choose_goals(g.id, user, g.ply, move[6:].split(","))
-    return await m.play_turn(g.id, user, g.ply, move)
+        return await turns.choose_goals(m.kernel, g.id, user, g.ply, move[6:].split(","))
+    return await turns.play_turn(m.kernel, g.id, user, g.ply, move)
 
 
 async def play_random_move(m: Any, g: Any, rng: Any, *, gate: Any = None,

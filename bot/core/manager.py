@@ -27,7 +27,7 @@ from bot.core.kernel import Kernel
 from bot.core.models import SweepReport
 from bot.core.outbox import Delivery, Dispatcher
 from bot.core.progress.feature import FEATURE as PROGRESS
-from bot.core.storage import OutboxStats, open_store
+from bot.core.storage import OutboxStats, Store, open_store
 from bot.core.tournament.feature import FEATURE as TOURNAMENT
 
 __all__ = ["FEATURES", "Manager", "ManagerConfig"]
@@ -53,6 +53,12 @@ class Manager:
         PostgreSQL URL) and the core on it. ``kernel_options``: the kernel's (clock, config,
         catalog, seed source, computer pool, owner)."""
         return cls(Kernel(await open_store(location, exclusive=exclusive), **kernel_options))
+
+    @property
+    def store(self) -> Store:
+        """The database it opened (for tools and tests; the core's code reaches it through
+        the kernel, a feature's through its own storage module)."""
+        return self.kernel.store
 
     async def close(self) -> None:
         await self.kernel.stop_computers()

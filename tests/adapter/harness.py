@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.adapter.client import CalicoBot
+from bot.core import queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.models import GameInfo
 from bot.settings import Settings
@@ -68,7 +69,7 @@ async def wait_panel(env: DiscordEnv, user: str, game: int, ply: int,
 
 
 async def game_of(env: DiscordEnv, game_id: int) -> GameInfo:
-    return await bot(env).manager.get_game(game_id)
+    return await queries.game(bot(env).manager.kernel, game_id)
 
 
 def pick_move(game: GameInfo, user_id: int, level: str = "random", seed: int = 0) -> Any:
@@ -138,11 +139,11 @@ async def settle(env: DiscordEnv, quiet: float = 0.05, timeout: float = 20.0, *,
     if isinstance(client, CalicoBot) and client._manager is not None:
         manager = client.manager
         if computers:
-            await asyncio.wait_for(manager.computers_idle(), timeout)
+            await asyncio.wait_for(manager.kernel.computers_idle(), timeout)
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while loop.time() < end:
-            stats = await manager.store.outbox_stats(to_ms(manager.now()))
+            stats = await manager.store.outbox_stats(to_ms(manager.kernel.now()))
             serving = client.dispatcher.serving if client.dispatcher is not None else 0
             if not stats.lanes_due and not serving:
                 break

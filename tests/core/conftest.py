@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from bot.core import lobby, queries, turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager, ManagerConfig
-from bot.core.models import GameInfo, GameStatus, LobbyOptions, Notice, UserRef
+from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
+from bot.core.notices import Notice
 from bot.core.outbox import DeliveryError, Receipt
 from engine.rules import legal_moves
 from tests.pgserver import fresh_database
@@ -75,14 +77,14 @@ def opts(**kw: Any) -> LobbyOptions:
 async def new_game(m: Manager, host: UserRef = ANN, *, people: tuple[UserRef, ...] = (),
                    computers: int = 0, start: bool = True, **options: Any) -> GameInfo:
     options.setdefault("players", 1 + len(people) + computers)
-    g = await m.create_game(host, GUILD, CHANNEL, opts(**options))
-    g = await m.attach_thread(g.id, THREAD + g.id, 9000 + g.id)
+    g = await lobby.create_game(m.kernel, host, GUILD, CHANNEL, opts(**options))
+    g = await lobby.attach_thread(m.kernel, g.id, THREAD + g.id, 9000 + g.id)
     for p in people:
-        g = await m.join(g.id, p)
+        g = await lobby.join(m.kernel, g.id, p)
     for _ in range(computers):
-        g = await m.add_computer(g.id, host.id, "random")
+        g = await lobby.add_computer(m.kernel, g.id, host.id, "random")
     if start:
-        g = await m.start(g.id, host.id)
+        g = await lobby.start(m.kernel, g.id, host.id)
     return g
 
 
@@ -101,16 +103,16 @@ async def step(m: Manager, g: GameInfo, user_id: int, rng: random.Random | None 
     game once the computers that think and follow have moved (they are queued)."""
     text = any_move(g, user_id, rng)
     if g.status is GameStatus.DRAFT:
-        r = await m.choose_goals(g.id, user_id, g.ply, text[6:].split(","))
+        r = await turns.choose_goals(m.kernel, g.id, user_id, g.ply, text[6:].split(","))
     else:
-        r = await m.play_turn(g.id, user_id, g.ply, text)
+        r = await turns.play_turn(m.kernel, g.id, user_id, g.ply, text)
     return await settled(m, r.game)
 
 
 async def settled(m: Manager, g: GameInfo) -> GameInfo:
     """The game once no computer turn of it is queued or being played."""
-    await m.computers_idle(g.id)
-    return await m.get_game(g.id)
+    await m.kernel.computers_idle(g.id)
+    return await queries.game(m.kernel, g.id)
 
 
 async def play_out(m: Manager, g: GameInfo, rng: random.Random | None = None,
@@ -159,10 +161,10 @@ class RecordingDelivery:
         return None
 
     def kinds(self) -> list[str]:
-        return [n.kind.value for n in self.shown]
+        return [n.kind for n in self.shown]
 
     def thread_kinds(self) -> list[str]:
-        return [n.kind.value for n in self.shown if n.user_id is None]
+        return [n.kind for n in self.shown if n.user_id is None]
 
 
 def fast_config(**kw: Any) -> ManagerConfig:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from bot.adapter.delivery import NoticeRenderer
 from bot.adapter.ui import messages
+from bot.core import lobby, queries
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, NoticeKind, UserRef
+from bot.core.models import GameStatus, UserRef
+from bot.core.notices import NoticeKind
 from bot.demo import DemoLocales, run_demo
 from bot.words import posts, terms
 from bot.words.catalogue import Text
@@ -23,24 +25,25 @@ SAM = UserRef(1009, "sam")
 
 async def test_computer_names_come_from_the_catalogue_with_the_level_once(
         manager: Manager) -> None:
-    g = await manager.create_game(ANN, GUILD, CHANNEL, opts(players=3), computers=["easy"])
-    g = await manager.add_computer(g.id, ANN.id, "strong")
+    g = await lobby.create_game(manager.kernel,
+                                ANN, GUILD, CHANNEL, opts(players=3), computers=["easy"])
+    g = await lobby.add_computer(manager.kernel, g.id, ANN.id, "strong")
     for lang, word, easy, strong in (("en", "Computer", "easy", "strong"),
                                      ("fr", "Ordinateur", "facile", "fort"),
                                      ("pl", "Komputer", "łatwy", "mocny")):
         tr = Text(lang)
-        lobby = messages.lobby_message(tr, g)
-        lines = [line for line in lobby.content.split("\n") if "🤖" in line]
+        post = messages.lobby_message(tr, g)
+        lines = [line for line in post.content.split("\n") if "🤖" in line]
         assert lines == [f"2. 🤖 {word} ({easy})", f"3. 🤖 {word} ({strong})"], lines
         if lang != "en":
-            assert "Computer" not in lobby.content
+            assert "Computer" not in post.content
         # The host's "remove a computer" menu and every other name say the same.
         assert terms.seat_names(g, tr)[1:] == [f"{word} ({easy})", f"{word} ({strong})"]
-        assert lobby.view is not None
-        labels = [o.label for child in lobby.view.children
+        assert post.view is not None
+        labels = [o.label for child in post.view.children
                   for o in getattr(getattr(child, "item", child), "options", [])]
         assert any(f"{word} ({easy})" in label for label in labels), labels
-    g = await manager.start(g.id, ANN.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     tr = Text("fr")
     assert "Computer" not in posts.started_text(tr, g, 1)
     assert terms.who(g.seats[1], tr) == "🤖 Ordinateur (facile)"
@@ -50,31 +53,31 @@ async def test_a_seat_handed_to_a_computer_is_not_credited_to_the_person(
         manager: Manager, clock: FakeClock) -> None:
     """sam's time runs out on his first turn (timeout "computer"): the computer plays all of
     his 22 turns, and the end of the game names the seat as the computer's, not sam's."""
-    g = await manager.create_game(ANN, GUILD, CHANNEL, opts(
+    g = await lobby.create_game(manager.kernel, ANN, GUILD, CHANNEL, opts(
         players=2, setup="beginner", turn_hours=1.0, timeout_action="computer",
         ai_level="normal"))
-    g = await manager.attach_thread(g.id, THREAD, 9000)
-    g = await manager.join(g.id, SAM)
-    g = await manager.start(g.id, ANN.id)
+    g = await lobby.attach_thread(manager.kernel, g.id, THREAD, 9000)
+    g = await lobby.join(manager.kernel, g.id, SAM)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     if g.current_user_id == ANN.id:  # ann plays her first turn: sam is next
         g = await play_one(manager, g, ANN.id)
     assert g.current_user_id == SAM.id
     clock.advance(timedelta(hours=2))
     report = await manager.sweep()
     assert report.converted == 1
-    g = await manager.get_game(g.id)
+    g = await queries.game(manager.kernel, g.id)
     sam_seat = next(s for s in g.seats if s.user_id == SAM.id)
     assert sam_seat.ai_level == "normal" and sam_seat.left
     g = await play_out(manager, g)
     assert g.status is GameStatus.OVER
-    moves = await manager.moves(g.id)
+    moves = await queries.moves(manager.kernel, g.id)
     assert sum(m.played_by == "computer" for m in moves if m.seat == sam_seat.seat) == 22
 
     tr = Text("en")
     names = terms.seat_names(g, tr)
     assert names[sam_seat.seat] == "Computer (normal) for sam"
-    [over] = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.GAME_OVER]
-    renderer = NoticeRenderer(manager, DemoLocales({}))
+    [over] = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.GAME_OVER]
+    renderer = NoticeRenderer(manager.kernel, DemoLocales({}))
     out = await renderer.build(over, g)
     assert out is not None
     assert not re.search(r"\*\*sam\*\*", out.content)  # never crowned (nor tied) as a person
@@ -83,7 +86,7 @@ async def test_a_seat_handed_to_a_computer_is_not_credited_to_the_person(
     scores = out.descriptions.get("scores.png", "")
     assert "Computer (normal) for sam" in scores  # the score sheet's words name it too
     # Results: the seat is not counted for sam.
-    stats = await manager.user_stats(SAM.id, GUILD)
+    stats = await queries.user_stats(manager.kernel, SAM.id, GUILD)
     assert stats.games == 0
 
 

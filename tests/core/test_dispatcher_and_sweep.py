@@ -9,9 +9,11 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
+from bot.core import leaving, queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, NoticeKind
+from bot.core.models import GameInfo, GameStatus
+from bot.core.notices import NoticeKind
 from bot.core.outbox import DeliveryError, NullDelivery
 from bot.core.storage import Lane, Store
 from tests.core.conftest import ANN, BOB, CAT, RecordingDelivery, new_game, play_out, step
@@ -30,7 +32,7 @@ async def test_delivered_counts_are_kept(manager: Manager) -> None:
 
 async def test_a_retry_comes_due_after_its_backoff(manager: Manager, clock: FakeClock) -> None:
     g = await new_game(manager, computers=1, setup="beginner")
-    target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
+    target = next(n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.STARTED)
     out = RecordingDelivery(fail={target.key: [DeliveryError("503")]})
     d = manager.dispatcher(out, base_delay=7)
     await d.run_once()
@@ -69,7 +71,7 @@ async def test_run_forever_survives_a_failing_pass_and_never_busy_polls(
     from bot.core.outbox import Dispatcher
 
     flaky = FlakyStore(manager.store)
-    d = Dispatcher(flaky, out, manager.clock, poll_interval=0.2)  # type: ignore[arg-type]
+    d = Dispatcher(flaky, out, manager.kernel.clock, poll_interval=0.2)  # type: ignore[arg-type]
     task = asyncio.create_task(d.run_forever())
     try:
         for _ in range(200):
@@ -126,24 +128,24 @@ async def test_after_a_move_only_the_next_seats_turn_timer_exists(manager: Manag
 
 async def test_leaving_returns_the_game_and_the_last_person_ends_it(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner")
-    left = await manager.leave_game(g.id, BOB.id)
+    left = await leaving.leave_game(manager.kernel, g.id, BOB.id)
     assert isinstance(left, GameInfo) and left.id == g.id
     assert left.seats[g.seat_of(BOB.id) or 0].ai_level is not None and left.status.active
-    over = await manager.leave_game(g.id, ANN.id)
+    over = await leaving.leave_game(manager.kernel, g.id, ANN.id)
     assert over.status is GameStatus.ABANDONED and over.end_reason == "everyone_left"
-    ended = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.ENDED]
-    assert [n.payload["reason"] for n in ended] == ["everyone_left"]
+    ended = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.ENDED]
+    assert [n.body.reason for n in ended] == ["everyone_left"]
 
 
 async def test_the_deadline_clears_only_when_the_seat_to_act_leaves(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB, CAT), setup="beginner")
     waiting = next(s for s in g.seats if s.user_id != g.current_user_id)
     assert waiting.user_id is not None
-    after = await manager.leave_game(g.id, waiting.user_id)
+    after = await leaving.leave_game(manager.kernel, g.id, waiting.user_id)
     assert after.deadline_at == g.deadline_at  # the one to act is still on the clock
     acting = g.current_user_id
     assert acting is not None
-    after = await manager.leave_game(g.id, acting)
+    after = await leaving.leave_game(manager.kernel, g.id, acting)
     assert after.deadline_at is None  # now a computer acts (or one person alone: no clock)
 
 
@@ -158,7 +160,7 @@ async def test_a_timer_for_a_seat_that_no_longer_must_act_only_goes_away(
     stale = TimerRow(g.id, "turn", other, to_ms(clock.now()), to_ms(clock.now()))
     await manager.store.commit(GameWrite(game_id=g.id, expect_version=row.version,
                                          now=to_ms(clock.now()), upsert_timers=[stale]))
-    manager.forget(g.id)
+    manager.kernel.forget(g.id)
     before = len(await manager.store.notices(g.id))
     report = await manager.sweep()
     assert report.details == [] and report.reminders == 0 and report.autoplayed == 0
@@ -183,7 +185,7 @@ async def test_after_the_stall_a_second_sweep_does_nothing(manager: Manager,
     again = await manager.sweep()
     assert (again.reminders, again.stalled, again.autoplayed) == (0, 0, 0)
     assert len(await manager.store.notices(g.id)) == notices
-    assert (await manager.get_game(g.id)).ply == g.ply  # it waits for the person
+    assert (await queries.game(manager.kernel, g.id)).ply == g.ply  # it waits for the person
 
 
 async def test_the_sweep_keeps_its_report_of_failures_at_zero_when_all_is_well(
@@ -191,4 +193,4 @@ async def test_the_sweep_keeps_its_report_of_failures_at_zero_when_all_is_well(
     await new_game(manager, people=(BOB,), setup="beginner", turn_hours=1)
     clock.advance(timedelta(minutes=31))
     report = await manager.sweep()
-    assert report.failed == 0 and report.reminders == 1 and manager.timer_failures == 0
+    assert report.failed == 0 and report.reminders == 1 and manager.kernel.timer_failures == 0

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from bot.core import lobby, queries, servers
 from bot.core.clock import FakeClock
 from bot.core.limits import TOO_MANY_GAMES, TOO_MANY_LOBBIES, Cooldowns, LimitError, Rule
 from bot.core.manager import Manager
@@ -21,12 +22,12 @@ from tests.core.conftest import ANN, BOB, CAT, CHANNEL, GUILD, new_game, opts, s
 
 
 async def test_server_settings_round_trip_and_keep_other_keys(manager: Manager) -> None:
-    assert (await manager.server_settings(GUILD)).is_default
-    assert (await manager.server_settings(None)).is_default
+    assert (await servers.settings(manager.kernel, GUILD)).is_default
+    assert (await servers.settings(manager.kernel, None)).is_default
     # Another feature stored a key of its own in the same object first.
     await manager.store.set_guild_settings(GUILD, json.dumps({"streak_role": 42}), 0)
-    manager.servers.forget(GUILD)
-    saved = await manager.set_server_settings(GUILD, {
+    manager.kernel.servers.forget(GUILD)
+    saved = await servers.update(manager.kernel, GUILD, {
         "games_channel_id": 11, "starter_role_id": 22, "turn_hours": 48,
         "timeout_action": "computer", "ping_role_id": 33, "language": "fr",
         "challenge_channel_id": 44})
@@ -37,19 +38,19 @@ async def test_server_settings_round_trip_and_keep_other_keys(manager: Manager) 
                       "challenge_channel_id": 44, "streak_role": 42}
     # The weekly challenge reads its channel from this key.
     assert stored["challenge_channel_id"] == 44
-    again = await manager.set_server_settings(GUILD, {}, ("games_channel", "language"))
+    again = await servers.update(manager.kernel, GUILD, {}, ("games_channel", "language"))
     assert again.games_channel_id is None and again.language is None
     assert again.ping_role_id == 33
-    cleared = await manager.set_server_settings(GUILD, {}, ("all",))
+    cleared = await servers.update(manager.kernel, GUILD, {}, ("all",))
     assert cleared.is_default
     assert json.loads(await manager.store.guild_settings(GUILD) or "{}") == {"streak_role": 42}
     # Another server is untouched.
-    assert (await manager.server_settings(GUILD + 1)).is_default
+    assert (await servers.settings(manager.kernel, GUILD + 1)).is_default
 
 
 async def test_server_settings_are_cached_briefly(manager: Manager,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    await manager.set_server_settings(GUILD, {"language": "pl"})
+    await servers.update(manager.kernel, GUILD, {"language": "pl"})
     reads = 0
     real = manager.store.guild_settings
 
@@ -60,12 +61,12 @@ async def test_server_settings_are_cached_briefly(manager: Manager,
 
     monkeypatch.setattr(manager.store, "guild_settings", counted)
     for _ in range(50):
-        assert (await manager.server_settings(GUILD)).language == "pl"
+        assert (await servers.settings(manager.kernel, GUILD)).language == "pl"
     assert reads == 0  # served from the cache the change left behind
     # Written by another process: seen once the cache entry is old enough.
     await manager.store.set_guild_settings(GUILD, json.dumps({"language": "en"}), 0)
-    manager.servers.ttl = 0.0
-    assert (await manager.server_settings(GUILD)).language == "en"
+    manager.kernel.servers.ttl = 0.0
+    assert (await servers.settings(manager.kernel, GUILD)).language == "en"
     assert reads == 1
 
 
@@ -94,16 +95,16 @@ async def test_open_lobbies_hosted_are_limited(db_path: str, clock: FakeClock) -
         first = await new_game(m, ANN, people=(BOB,), start=False, players=3)
         await new_game(m, ANN, start=False, players=2)
         with pytest.raises(LimitError) as refused:
-            await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+            await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
         assert refused.value.code == TOO_MANY_LOBBIES and refused.value.params["limit"] == 2
         assert "2 open tables" in reply_for(Text("en"), refused.value)
         # Lobbies joined, not hosted, do not count: Bob sits in Ann's and opens two of his.
         await new_game(m, BOB, start=False, players=2)
         await new_game(m, BOB, start=False, players=2)
         # A solo game is not a lobby; starting a lobby frees its place.
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=1), start=True)
-        await m.start(first.id, ANN.id)
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+        await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=1), start=True)
+        await lobby.start(m.kernel, first.id, ANN.id)
+        await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
     finally:
         await m.close()
 
@@ -112,19 +113,19 @@ async def test_active_games_are_limited_when_creating_and_joining(db_path: str,
                                                                   clock: FakeClock) -> None:
     m = await limited(db_path, clock, max_lobbies=5, max_active_games=2)
     try:
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=1), start=True)
+        await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=1), start=True)
         table = await new_game(m, BOB, start=False, players=2)
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+        await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
         with pytest.raises(LimitError) as refused:
-            await m.create_game(ANN, GUILD, CHANNEL, opts(players=1), start=True)
+            await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=1), start=True)
         assert refused.value.code == TOO_MANY_GAMES
         assert "2 games" in reply_for(Text("en"), refused.value)
         assert "2 parties" in reply_for(Text("fr"), refused.value)
-        before = await m.get_game(table.id)
+        before = await queries.game(m.kernel, table.id)
         with pytest.raises(LimitError):
-            await m.join(table.id, ANN)
-        assert await m.get_game(table.id, fresh=True) == before  # nothing changed
-        await m.join(table.id, CAT)  # others are not held back
+            await lobby.join(m.kernel, table.id, ANN)
+        assert await queries.game(m.kernel, table.id, fresh=True) == before  # nothing changed
+        await lobby.join(m.kernel, table.id, CAT)  # others are not held back
     finally:
         await m.close()
 
@@ -134,7 +135,7 @@ async def test_a_burst_of_creates_cannot_slip_past_the_limit(db_path: str,
     m = await limited(db_path, clock, max_lobbies=3, max_active_games=25)
     try:
         results = await asyncio.gather(
-            *(m.create_game(ANN, GUILD, CHANNEL, opts(players=2)) for _ in range(12)),
+            *(lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2)) for _ in range(12)),
             return_exceptions=True)
         made = [r for r in results if not isinstance(r, BaseException)]
         refused = [r for r in results if isinstance(r, LimitError)]
@@ -145,7 +146,8 @@ async def test_a_burst_of_creates_cannot_slip_past_the_limit(db_path: str,
 
 async def test_no_limits_by_default(manager: Manager) -> None:
     for _ in range(6):
-        await manager.create_game(UserRef(77, "Many"), GUILD, CHANNEL, opts(players=2))
+        await lobby.create_game(manager.kernel,
+                                UserRef(77, "Many"), GUILD, CHANNEL, opts(players=2))
 
 
 def test_limit_error_is_a_manager_refusal() -> None:
@@ -197,21 +199,23 @@ async def test_new_lobbies_per_hour_count_cancelled_ones(db_path: str, clock: Fa
     m = await limited(db_path, clock, max_lobbies=3, new_lobbies_per_hour=3)
     try:
         for _ in range(3):
-            g = await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
-            await m.cancel(g.id, ANN.id)
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=1), start=True)  # solo: free
+            g = await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
+            await lobby.cancel(m.kernel, g.id, ANN.id)
+        await lobby.create_game(m.kernel,
+                                ANN, GUILD, CHANNEL, opts(players=1), start=True)  # solo: free
         with pytest.raises(LimitError) as refused:
-            await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+            await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
         assert refused.value.code == TOO_MANY_NEW_LOBBIES
         assert refused.value.params["minutes"] == 20
         assert "3 tables" in reply_for(Text("en"), refused.value)
         with pytest.raises(LimitError):  # checked before anything is created, too
-            await m.check_limits(ANN.id, hosting=True)
-        await m.create_game(BOB, GUILD, CHANNEL, opts(players=2))  # others are not held back
+            await lobby.check_limits(m.kernel, ANN.id, hosting=True)
+        await lobby.create_game(m.kernel,
+                                BOB, GUILD, CHANNEL, opts(players=2))  # others are not held back
         clock.advance(timedelta(minutes=20))
-        await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+        await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
         with pytest.raises(LimitError):
-            await m.create_game(ANN, GUILD, CHANNEL, opts(players=2))
+            await lobby.create_game(m.kernel, ANN, GUILD, CHANNEL, opts(players=2))
     finally:
         await m.close()
 

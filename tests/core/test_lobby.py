@@ -8,8 +8,10 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
+from bot.core import leaving, lobby, queries, turns
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, LobbyOptions, ManagerError, NoticeKind, UserRef
+from bot.core.models import GameStatus, LobbyOptions, ManagerError, UserRef
+from bot.core.notices import NoticeKind
 from engine.config import STORED, Setup
 from tests.core.conftest import ANN, BOB, CAT, CHANNEL, DAN, GUILD, new_game, opts, snapshot
 
@@ -23,17 +25,17 @@ async def refused(m: Manager, game_id: int, code: str, call) -> None:  # type: i
 
 
 async def test_create_join_and_start(manager: Manager) -> None:
-    g = await manager.create_game(ANN, GUILD, CHANNEL, opts(players=3))
+    g = await lobby.create_game(manager.kernel, ANN, GUILD, CHANNEL, opts(players=3))
     assert g.status is GameStatus.LOBBY and g.state is None and g.host_id == ANN.id
     assert [s.user_id for s in g.seats] == [ANN.id]
     assert await manager.store.notices(g.id) == []  # the caller posts the lobby itself
-    g = await manager.attach_thread(g.id, 77, 88)
+    g = await lobby.attach_thread(manager.kernel, g.id, 77, 88)
     assert (g.thread_id, g.lobby_message_id) == (77, 88)
-    g = await manager.join(g.id, BOB)
-    g = await manager.add_computer(g.id, ANN.id, "random")
+    g = await lobby.join(manager.kernel, g.id, BOB)
+    g = await lobby.add_computer(manager.kernel, g.id, ANN.id, "random")
     assert [(s.seat, s.user_id, s.ai_level) for s in g.seats] == [
         (0, ANN.id, None), (1, BOB.id, None), (2, None, "random")]
-    g = await manager.start(g.id, ANN.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     assert g.status is GameStatus.DRAFT and g.state is not None
     assert g.state.config.players == 3
     # The computer drafted at once; both people have a draft prompt in their DMs.
@@ -46,80 +48,83 @@ async def test_create_join_and_start(manager: Manager) -> None:
 
 async def test_start_with_fewer_seats_shrinks_the_game(manager: Manager) -> None:
     g = await new_game(manager, players=4, people=(BOB,), start=False)
-    g = await manager.start(g.id, ANN.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     assert g.state is not None and g.state.config.players == 2 and len(g.seats) == 2
 
 
 async def test_beginner_setup_goes_straight_to_play(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner")
     assert g.status is GameStatus.PLAY and g.current_user_id in (ANN.id, BOB.id)
-    prompts = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.TURN_PROMPT]
+    prompts = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.TURN_PROMPT]
     assert [n.user_id for n in prompts] == [g.current_user_id]
 
 
 async def test_leave_lobby_renumbers_and_passes_host(manager: Manager) -> None:
     g = await new_game(manager, players=4, people=(BOB, CAT), start=False)
-    g = await manager.leave_lobby(g.id, BOB.id)
+    g = await lobby.leave_lobby(manager.kernel, g.id, BOB.id)
     assert [(s.seat, s.user_id) for s in g.seats] == [(0, ANN.id), (1, CAT.id)]
-    g = await manager.leave_lobby(g.id, ANN.id)
+    g = await lobby.leave_lobby(manager.kernel, g.id, ANN.id)
     assert g.host_id == CAT.id and g.status is GameStatus.LOBBY
-    g = await manager.leave_lobby(g.id, CAT.id)
+    g = await lobby.leave_lobby(manager.kernel, g.id, CAT.id)
     assert g.status is GameStatus.CANCELLED and g.end_reason == "cancelled"
 
 
 async def test_remove_computer(manager: Manager) -> None:
     g = await new_game(manager, players=3, computers=2, start=False)
-    g = await manager.remove_computer(g.id, ANN.id, 1)
+    g = await lobby.remove_computer(manager.kernel, g.id, ANN.id, 1)
     assert [s.seat for s in g.seats] == [0, 1] and g.seats[1].ai_level == "random"
-    await refused(manager, g.id, "not_allowed", manager.remove_computer(g.id, ANN.id, 0))
+    await refused(manager, g.id, "not_allowed", lobby.remove_computer(manager.kernel,
+                                                                      g.id, ANN.id, 0))
 
 
 async def test_pet_a_cat_race_sets_the_first_player(manager: Manager) -> None:
     g = await new_game(manager, players=3, people=(BOB, CAT), first="pet", start=False,
                        setup="beginner")
     results = await asyncio.gather(
-        *(manager.claim_first(g.id, u.id) for u in (CAT, BOB, ANN)), return_exceptions=True)
+        *(lobby.claim_first(manager.kernel,
+                            g.id, u.id) for u in (CAT, BOB, ANN)), return_exceptions=True)
     winners = [r for r in results if not isinstance(r, Exception)]
     losers = [r for r in results if isinstance(r, ManagerError)]
     assert len(winners) == 1 and len(losers) == 2
     assert all(e.code == "not_allowed" for e in losers)
     assert winners[0].first_user_id == CAT.id  # the first click wins
-    g = await manager.start(g.id, ANN.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     assert g.state is not None and g.state.first_seat == 2 and g.current_user_id == CAT.id
 
 
 async def test_random_first_player_refuses_the_race(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), start=False)
-    await refused(manager, g.id, "not_allowed", manager.claim_first(g.id, BOB.id))
+    await refused(manager, g.id, "not_allowed", lobby.claim_first(manager.kernel, g.id, BOB.id))
 
 
 async def test_lobby_refusals_change_nothing(manager: Manager) -> None:
     g = await new_game(manager, players=2, people=(BOB,), start=False)
-    await refused(manager, g.id, "game_full", manager.join(g.id, CAT))
-    await refused(manager, g.id, "game_full", manager.add_computer(g.id, ANN.id))
-    await refused(manager, g.id, "already_joined", manager.join(g.id, BOB))
-    await refused(manager, g.id, "host_only", manager.start(g.id, BOB.id))
-    await refused(manager, g.id, "host_only", manager.cancel(g.id, BOB.id))
-    await refused(manager, g.id, "host_only", manager.add_computer(g.id, BOB.id))
-    await refused(manager, g.id, "not_a_player", manager.leave_lobby(g.id, DAN.id))
-    await refused(manager, g.id, "not_allowed", manager.play_turn(g.id, ANN.id, 0, "h0@C3>m0"))
-    await refused(manager, g.id, "unknown_game", manager.join(999_999, CAT))
-    await manager.start(g.id, ANN.id)
-    await refused(manager, g.id, "lobby_only", manager.join(g.id, CAT))
-    await refused(manager, g.id, "lobby_only", manager.start(g.id, ANN.id))
-    await refused(manager, g.id, "lobby_only", manager.add_computer(g.id, ANN.id))
-    await refused(manager, g.id, "lobby_only", manager.cancel(g.id, ANN.id))
-    await refused(manager, g.id, "lobby_only", manager.leave_lobby(g.id, BOB.id))
+    await refused(manager, g.id, "game_full", lobby.join(manager.kernel, g.id, CAT))
+    await refused(manager, g.id, "game_full", lobby.add_computer(manager.kernel, g.id, ANN.id))
+    await refused(manager, g.id, "already_joined", lobby.join(manager.kernel, g.id, BOB))
+    await refused(manager, g.id, "host_only", lobby.start(manager.kernel, g.id, BOB.id))
+    await refused(manager, g.id, "host_only", lobby.cancel(manager.kernel, g.id, BOB.id))
+    await refused(manager, g.id, "host_only", lobby.add_computer(manager.kernel, g.id, BOB.id))
+    await refused(manager, g.id, "not_a_player", lobby.leave_lobby(manager.kernel, g.id, DAN.id))
+    await refused(manager, g.id, "not_allowed", turns.play_turn(manager.kernel,
+                                                                g.id, ANN.id, 0, "h0@C3>m0"))
+    await refused(manager, g.id, "unknown_game", lobby.join(manager.kernel, 999_999, CAT))
+    await lobby.start(manager.kernel, g.id, ANN.id)
+    await refused(manager, g.id, "lobby_only", lobby.join(manager.kernel, g.id, CAT))
+    await refused(manager, g.id, "lobby_only", lobby.start(manager.kernel, g.id, ANN.id))
+    await refused(manager, g.id, "lobby_only", lobby.add_computer(manager.kernel, g.id, ANN.id))
+    await refused(manager, g.id, "lobby_only", lobby.cancel(manager.kernel, g.id, ANN.id))
+    await refused(manager, g.id, "lobby_only", lobby.leave_lobby(manager.kernel, g.id, BOB.id))
 
 
 async def test_cancel_ends_the_lobby(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), start=False)
-    g = await manager.cancel(g.id, ANN.id)
+    g = await lobby.cancel(manager.kernel, g.id, ANN.id)
     assert g.status is GameStatus.CANCELLED
-    ended = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.ENDED]
-    assert [n.payload["reason"] for n in ended] == ["cancelled"]
-    await refused(manager, g.id, "game_over", manager.join(g.id, CAT))
-    await refused(manager, g.id, "game_over", manager.abandon(g.id, ANN.id, True))
+    ended = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.ENDED]
+    assert [n.body.reason for n in ended] == ["cancelled"]
+    await refused(manager, g.id, "game_over", lobby.join(manager.kernel, g.id, CAT))
+    await refused(manager, g.id, "game_over", leaving.abandon(manager.kernel, g.id, ANN.id, True))
 
 
 def test_lobby_options_are_checked() -> None:
@@ -143,23 +148,26 @@ def test_lobby_options_are_checked() -> None:
 async def test_a_user_plays_many_games_across_servers(manager: Manager) -> None:
     ids = []
     for guild in (1, 2, 3):
-        g = await manager.create_game(ANN, guild, CHANNEL, opts(players=2, setup="beginner"))
-        await manager.add_computer(g.id, ANN.id)
-        ids.append((await manager.start(g.id, ANN.id)).id)
-    mine = await manager.games_for_user(ANN.id)
+        g = await lobby.create_game(manager.kernel,
+                                    ANN, guild, CHANNEL, opts(players=2, setup="beginner"))
+        await lobby.add_computer(manager.kernel, g.id, ANN.id)
+        ids.append((await lobby.start(manager.kernel, g.id, ANN.id)).id)
+    mine = await queries.games_for_user(manager.kernel, ANN.id)
     assert sorted(g.id for g in mine) == sorted(ids)
     assert {g.guild_id for g in mine} == {1, 2, 3}
 
 
 async def test_user_locale_is_what_discord_last_said(manager: Manager) -> None:
     """The language of a person's DMs: the locale stored when they opened or joined a table."""
-    assert await manager.user_locale(4242) == "en-US"  # never seen
-    assert await manager.user_locale(4242, default="") == ""
-    await manager.get_settings(CAT.id)  # cached before anything is stored about them
-    g = await manager.create_game(UserRef(CAT.id, "Cat", "fr"), GUILD, CHANNEL, opts(players=2))
-    assert await manager.user_locale(CAT.id) == "fr"
-    await manager.join(g.id, UserRef(DAN.id, "Dan", "pl"))
-    assert await manager.user_locale(DAN.id) == "pl"
+    assert await queries.user_locale(manager.kernel, 4242) == "en-US"  # never seen
+    assert await queries.user_locale(manager.kernel, 4242, default="") == ""
+    await queries.get_settings(manager.kernel,
+                               CAT.id)  # cached before anything is stored about them
+    g = await lobby.create_game(manager.kernel,
+                                UserRef(CAT.id, "Cat", "fr"), GUILD, CHANNEL, opts(players=2))
+    assert await queries.user_locale(manager.kernel, CAT.id) == "fr"
+    await lobby.join(manager.kernel, g.id, UserRef(DAN.id, "Dan", "pl"))
+    assert await queries.user_locale(manager.kernel, DAN.id) == "pl"
 
 
 async def test_the_host_removes_someone_who_joined_and_they_cannot_rejoin(
@@ -167,14 +175,17 @@ async def test_the_host_removes_someone_who_joined_and_they_cannot_rejoin(
     """Issue #20, players 8: the host removes a person from the lobby; the removal is stored
     (a fresh read, another process, sees it), and that person's Join is refused."""
     g = await new_game(manager, players=4, people=(BOB, CAT), start=False)
-    await refused(manager, g.id, "host_only", manager.remove_person(g.id, BOB.id, CAT.id))
-    await refused(manager, g.id, "not_allowed", manager.remove_person(g.id, ANN.id, ANN.id))
-    await refused(manager, g.id, "not_a_player", manager.remove_person(g.id, ANN.id, DAN.id))
-    g = await manager.remove_person(g.id, ANN.id, BOB.id)
+    await refused(manager, g.id, "host_only", lobby.remove_person(manager.kernel,
+                                                                  g.id, BOB.id, CAT.id))
+    await refused(manager, g.id, "not_allowed", lobby.remove_person(manager.kernel,
+                                                                    g.id, ANN.id, ANN.id))
+    await refused(manager, g.id, "not_a_player", lobby.remove_person(manager.kernel,
+                                                                     g.id, ANN.id, DAN.id))
+    g = await lobby.remove_person(manager.kernel, g.id, ANN.id, BOB.id)
     assert [(s.seat, s.user_id) for s in g.seats] == [(0, ANN.id), (1, CAT.id)]
-    assert (await manager.get_game(g.id, fresh=True)).options.barred == (BOB.id,)
-    manager.forget(g.id)  # read back from storage: the removal was written
-    await refused(manager, g.id, "removed", manager.join(g.id, BOB))
-    g = await manager.join(g.id, DAN)  # others still may
+    assert (await queries.game(manager.kernel, g.id, fresh=True)).options.barred == (BOB.id,)
+    manager.kernel.forget(g.id)  # read back from storage: the removal was written
+    await refused(manager, g.id, "removed", lobby.join(manager.kernel, g.id, BOB))
+    g = await lobby.join(manager.kernel, g.id, DAN)  # others still may
     assert len(g.seats) == 3
-    await manager.start(g.id, ANN.id)  # the game starts with its options as chosen
+    await lobby.start(manager.kernel, g.id, ANN.id)  # the game starts with its options as chosen

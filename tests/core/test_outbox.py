@@ -14,9 +14,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.core import leaving, queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager, ManagerConfig
-from bot.core.models import GameStatus, Notice, NoticeKind
+from bot.core.models import GameStatus
+from bot.core.notices import Notice, NoticeKind
 from bot.core.outbox import DeliveryError, Dispatcher, Receipt
 from tests.core.conftest import (
     ANN,
@@ -137,7 +139,7 @@ async def test_transient_failures_are_retried_with_backoff(manager: Manager,
                                                            clock: FakeClock) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner")
     notices = await manager.store.notices(g.id)
-    target = next(n for n in notices if n.kind is NoticeKind.STARTED)
+    target = next(n for n in notices if n.kind == NoticeKind.STARTED)
     out = RecordingDelivery(fail={target.key: [DeliveryError("503"), DeliveryError("503")]})
     d = manager.dispatcher(out, base_delay=10)
     await d.run_once()
@@ -189,7 +191,7 @@ async def test_an_outage_loses_no_turn_prompt_and_posts_none_twice(
     out.down = False
     await drain(d, clock)
     assert sorted(n.key for n in out.shown) == sorted(n.key for n in stored)
-    prompts = [n for n in out.shown if n.kind is NoticeKind.TURN_PROMPT]
+    prompts = [n for n in out.shown if n.kind == NoticeKind.TURN_PROMPT]
     assert prompts and len({n.key for n in out.shown}) == len(out.shown)
     assert all(n.status == "done" for n in await manager.store.notices())
 
@@ -197,7 +199,7 @@ async def test_an_outage_loses_no_turn_prompt_and_posts_none_twice(
 async def test_a_notice_older_than_its_ttl_expires_instead_of_retrying_forever(
         manager: Manager, clock: FakeClock) -> None:
     g = await new_game(manager, computers=1, setup="beginner")
-    target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
+    target = next(n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.STARTED)
     out = RecordingDelivery(fail={target.key: [DeliveryError("503")] * 1000})
     d = manager.dispatcher(out, base_delay=60, max_delay=3600, ttl=timedelta(hours=6))
     await drain(d, clock)
@@ -239,21 +241,21 @@ async def test_closed_dms_fall_back_once_per_game(db_path: str, clock: FakeClock
         while g.current_user_id != BOB.id:
             g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
     await drain(d)
-    assert (await m.get_settings(BOB.id)).dm_closed_at is not None
-    fallbacks = [n for n in out.shown if n.kind is NoticeKind.DM_FALLBACK]
+    assert (await queries.get_settings(m.kernel, BOB.id)).dm_closed_at is not None
+    fallbacks = [n for n in out.shown if n.kind == NoticeKind.DM_FALLBACK]
     assert sorted(n.game_id for n in fallbacks) == sorted([g1.id, g2.id])
-    assert all(n.payload["user_id"] == BOB.id for n in fallbacks)
+    assert all(n.body.user_id == BOB.id for n in fallbacks)
     calls_to_bob = len([k for k in out.calls if k not in {n.key for n in out.shown}])
     assert calls_to_bob == 1  # one failed DM; the rest went straight to the fallback
 
     # Later DMs for Bob are not even queued, and no second fallback is posted.
-    g = await m.get_game(g1.id)
+    g = await queries.game(m.kernel, g1.id)
     for _ in range(4):
         g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
     await drain(d)
     assert not [n for n in await m.store.notices() if n.user_id == BOB.id
                 and n.status == "pending"]
-    assert len([n for n in out.shown if n.kind is NoticeKind.DM_FALLBACK]) == 2
+    assert len([n for n in out.shown if n.kind == NoticeKind.DM_FALLBACK]) == 2
     assert len(out.calls) == len(out.shown) + 1
     ann_prompts = [n for n in out.shown if n.user_id == ANN.id]
     assert ann_prompts  # other people's DMs are unaffected
@@ -261,14 +263,14 @@ async def test_closed_dms_fall_back_once_per_game(db_path: str, clock: FakeClock
     # A day later his DMs are tried again.
     clock.advance(hours=25)
     out.fail_dm_users.clear()
-    g = await m.get_game(g1.id)
+    g = await queries.game(m.kernel, g1.id)
     while g.current_user_id != BOB.id:
         g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
     g = await step(m, g, BOB.id)
     while g.current_user_id != BOB.id:
         g = await step(m, g, g.current_user_id)  # type: ignore[arg-type]
     await drain(d)
-    assert any(n.user_id == BOB.id and n.kind is NoticeKind.TURN_PROMPT for n in out.shown)
+    assert any(n.user_id == BOB.id and n.kind == NoticeKind.TURN_PROMPT for n in out.shown)
     await m.close()
 
 
@@ -319,17 +321,17 @@ async def test_no_secret_in_any_notice(db_path: str, clock: FakeClock) -> None:
     await m.sweep()  # reminders
     clock.advance(minutes=31)
     await m.sweep()  # the draft runs out: computer choices
-    g = await m.get_game(g.id)
+    g = await queries.game(m.kernel, g.id)
     g = await play_out(m, g, random.Random(6))
     g2 = await new_game(m, people=(CAT,))
-    await m.dm_failed(g2.id, ANN.id)
-    await m.leave_game(g2.id, CAT.id)
-    await m.abandon(g2.id, ANN.id)
+    await leaving.dm_failed(m.kernel, g2.id, ANN.id)
+    await leaving.leave_game(m.kernel, g2.id, CAT.id)
+    await leaving.abandon(m.kernel, g2.id, ANN.id)
     assert g.state is not None
     secrets_ = {str(g.state.seed)}
     for ply in range(g.ply + 1):
-        secrets_.add(str((await m.state_at(g.id, ply)).rng))
-    g2 = await m.get_game(g2.id)
+        secrets_.add(str((await queries.state_at(m.kernel, g.id, ply)).rng))
+    g2 = await queries.game(m.kernel, g2.id)
     assert g2.state is not None
     secrets_ |= {str(g2.state.seed), str(g2.state.rng)}
     notices = await m.store.notices()
@@ -338,8 +340,8 @@ async def test_no_secret_in_any_notice(db_path: str, clock: FakeClock) -> None:
             NoticeKind.SEAT_CHANGED, NoticeKind.ENDED, NoticeKind.DM_FALLBACK} <= kinds
 
     for n in notices:
-        text = json.dumps(n.payload)
-        assert not {"seed", "rng", "bag"} & json_keys(n.payload), n.kind
+        text = n.payload
+        assert not {"seed", "rng", "bag"} & json_keys(json.loads(n.payload)), n.kind
         assert not any(s in text for s in secrets_), n.kind
     await m.close()
 

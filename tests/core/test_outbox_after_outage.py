@@ -15,7 +15,7 @@ import pytest
 
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
-from bot.core.models import Notice, NoticeKind
+from bot.core.notices import Notice, NoticeKind
 from bot.core.outbox import DeliveryError, Dispatcher, Receipt
 from bot.core.storage import NoticeStatus, Store
 from tests.core.conftest import BOB, RecordingDelivery, new_game, seeds, step
@@ -159,7 +159,7 @@ async def test_a_failed_attempt_is_looked_for_when_retried_past_the_window(
     """A timeout may hide a post Discord made: retried within the window, the nonce stops a
     copy; retried later, the delivery looks first."""
     g = await new_game(manager, people=(BOB,), setup="beginner")
-    target = next(n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.STARTED)
+    target = next(n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.STARTED)
     out = Looking()
     out.fail = {target.key: [DeliveryError("timeout")]}
     d = manager.dispatcher(out, base_delay=delay, nonce_window=WINDOW)

@@ -9,7 +9,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.pairing import (
+from bot.core.tournament.pairing import (
     Played,
     Seed,
     bye_points,

@@ -9,10 +9,11 @@ import random
 
 import pytest
 
-from bot.core import flow
+from bot.core import flow, leaving, lobby, queries, turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, ManagerError, NoticeKind
+from bot.core.models import GameStatus, ManagerError
+from bot.core.notices import NoticeKind
 from engine.errors import BadMoveError, EngineError
 from engine.events import GameOver
 from engine.rules import apply, legal_moves
@@ -42,10 +43,10 @@ async def test_solo_against_computers_to_the_end(manager: Manager) -> None:
     assert [(r.seat, r.user_id, r.counted) for r in results] == [
         (0, ANN.id, True), (1, None, False), (2, None, False)]
     assert sum(r.place == 1 for r in results) >= 1
-    over = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.GAME_OVER]
-    assert len(over) == 1 and over[0].payload["totals"] == [r.total for r in results]
+    over = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.GAME_OVER]
+    assert len(over) == 1 and list(over[0].body.totals) == [r.total for r in results]
     assert json.loads(results[0].breakdown)["total"] == results[0].total
-    stats = await manager.user_stats(ANN.id)
+    stats = await queries.user_stats(manager.kernel, ANN.id)
     assert stats.games == 1 and stats.best == results[0].total
     assert await manager.store.timers(g.id) == []  # nothing left to sweep
 
@@ -58,14 +59,14 @@ async def test_two_people_and_a_computer_to_the_end(manager: Manager) -> None:
     assert len(moves) == g.ply == 3 + 3 * 22  # three goal drafts, 22 turns each
     assert {m.played_by for m in moves} == {"user", "computer"}
     results = {r.seat: r for r in await manager.store.results(g.id)}
-    a = await manager.user_stats(ANN.id, GUILD)
-    b = await manager.user_stats(BOB.id, GUILD)
+    a = await queries.user_stats(manager.kernel, ANN.id, GUILD)
+    b = await queries.user_stats(manager.kernel, BOB.id, GUILD)
     assert a.games == b.games == 1
     assert a.wins == int(results[0].win) and b.wins == int(results[1].win)
-    board = await manager.leaderboard(GUILD)
+    board = await queries.leaderboard(manager.kernel, GUILD)
     assert {e.user_id for e in board} == {ANN.id, BOB.id}
     assert board[0].wins >= board[1].wins
-    assert (await manager.user_stats(ANN.id, guild_id=GUILD + 1)).games == 0
+    assert (await queries.user_stats(manager.kernel, ANN.id, guild_id=GUILD + 1)).games == 0
 
 
 async def test_game_over_events_and_winner(manager: Manager) -> None:
@@ -75,7 +76,7 @@ async def test_game_over_events_and_winner(manager: Manager) -> None:
     while g.status.active:
         who = g.current_user_id
         assert who is not None
-        r = await manager.play_turn(g.id, who, g.ply, any_move(g, who, rng))
+        r = await turns.play_turn(manager.kernel, g.id, who, g.ply, any_move(g, who, rng))
         events, g = r.events, r.game
     over = events[-1]
     assert isinstance(over, GameOver)
@@ -90,13 +91,14 @@ async def test_fifty_identical_clicks_apply_one_move(manager: Manager) -> None:
     assert who is not None
     text = any_move(g, who)
     results = await asyncio.gather(
-        *(manager.play_turn(g.id, who, g.ply, text) for _ in range(50)), return_exceptions=True)
+        *(turns.play_turn(manager.kernel,
+                          g.id, who, g.ply, text) for _ in range(50)), return_exceptions=True)
     ok = [r for r in results if not isinstance(r, BaseException)]
     errors = [r for r in results if isinstance(r, BaseException)]
     assert len(ok) == 1 and len(errors) == 49
     assert all(isinstance(e, ManagerError) and e.code == "stale" for e in errors)
     assert len(await manager.store.moves(g.id)) == 1
-    after = await manager.get_game(g.id)
+    after = await queries.game(manager.kernel, g.id)
     assert after.ply == g.ply + 1
 
 
@@ -126,26 +128,27 @@ async def test_turn_refusals_change_nothing(manager: Manager) -> None:
         assert err.value.code == code
         assert await snapshot(manager, g.id) == before
 
-    await refused("unknown_game", manager.play_turn(424242, who, g.ply, text))
-    await refused("not_a_player", manager.play_turn(g.id, CAT.id, g.ply, text))
-    await refused("not_your_turn", manager.play_turn(g.id, other, g.ply, text))
-    await refused("stale", manager.play_turn(g.id, who, g.ply + 1, text))
-    await refused("stale", manager.play_turn(g.id, who, g.ply - 1, text))
-    await refused("stale", manager.choose_goals(g.id, who, g.ply, ["a", "b", "c"]))
-    await refused("not_your_turn", manager.preview(g.id, other, g.ply, 0, "C3"))
-    await refused("lobby_only", manager.join(g.id, DAN))
+    await refused("unknown_game", turns.play_turn(manager.kernel, 424242, who, g.ply, text))
+    await refused("not_a_player", turns.play_turn(manager.kernel, g.id, CAT.id, g.ply, text))
+    await refused("not_your_turn", turns.play_turn(manager.kernel, g.id, other, g.ply, text))
+    await refused("stale", turns.play_turn(manager.kernel, g.id, who, g.ply + 1, text))
+    await refused("stale", turns.play_turn(manager.kernel, g.id, who, g.ply - 1, text))
+    await refused("stale", turns.choose_goals(manager.kernel, g.id, who, g.ply, ["a", "b", "c"]))
+    await refused("not_your_turn", turns.preview(manager.kernel, g.id, other, g.ply, 0, "C3"))
+    await refused("lobby_only", lobby.join(manager.kernel, g.id, DAN))
     before = await snapshot(manager, g.id)
     with pytest.raises(BadMoveError):
-        await manager.play_turn(g.id, who, g.ply, "nonsense")
+        await turns.play_turn(manager.kernel, g.id, who, g.ply, "nonsense")
     with pytest.raises(EngineError):
-        await manager.play_turn(g.id, who, g.ply, "h0@B3>m0")  # B3 holds a design goal
+        await turns.play_turn(manager.kernel,
+                              g.id, who, g.ply, "h0@B3>m0")  # B3 holds a design goal
     assert await snapshot(manager, g.id) == before
     # A repeated click after the move went through is stale too.
-    await manager.play_turn(g.id, who, g.ply, text)
-    g2 = await manager.get_game(g.id)
+    await turns.play_turn(manager.kernel, g.id, who, g.ply, text)
+    g2 = await queries.game(manager.kernel, g.id)
     before = await snapshot(manager, g.id)
     with pytest.raises(ManagerError) as err:
-        await manager.play_turn(g.id, who, g.ply, text)
+        await turns.play_turn(manager.kernel, g.id, who, g.ply, text)
     assert err.value.code == "stale"
     assert await snapshot(manager, g.id) == before
     assert g2.ply == g.ply + 1
@@ -157,25 +160,25 @@ async def test_draft_is_simultaneous_and_double_choice_is_stale(manager: Manager
     ply0 = g.ply
     offer_a = g.state.seats[0].goal_offer
     offer_b = g.state.seats[1].goal_offer
-    await manager.choose_goals(g.id, BOB.id, ply0, list(offer_b[:3]))
+    await turns.choose_goals(manager.kernel, g.id, BOB.id, ply0, list(offer_b[:3]))
     # Ann's prompt was made at ply0; Bob's choice moved the ply, yet Ann's button still works.
-    r = await manager.choose_goals(g.id, ANN.id, ply0, list(offer_a[1:4]))
+    r = await turns.choose_goals(manager.kernel, g.id, ANN.id, ply0, list(offer_a[1:4]))
     assert r.game.status is GameStatus.PLAY
     with pytest.raises(ManagerError) as err:
-        await manager.choose_goals(g.id, ANN.id, ply0, list(offer_a[:3]))
+        await turns.choose_goals(manager.kernel, g.id, ANN.id, ply0, list(offer_a[:3]))
     assert err.value.code == "stale"
-    prompts = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.TURN_PROMPT]
+    prompts = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.TURN_PROMPT]
     assert [n.user_id for n in prompts] == [r.game.current_user_id]
 
 
 async def test_preview_is_read_only(manager: Manager) -> None:
     g = await new_game(manager, computers=1, setup="beginner")
     while g.current_user_id != ANN.id:
-        g = await manager.get_game(g.id)
+        g = await queries.game(manager.kernel, g.id)
     before = await snapshot(manager, g.id)
     assert g.state is not None
     src, cell = next((m.hand, m.cell) for m in legal_moves(g.state, 0))  # type: ignore[union-attr]
-    events = await manager.preview(g.id, ANN.id, g.ply, src, cell)
+    events = await turns.preview(manager.kernel, g.id, ANN.id, g.ply, src, cell)
     assert events and events[0].kind == "tile_placed"
     assert await snapshot(manager, g.id) == before
 
@@ -193,10 +196,10 @@ async def test_restart_in_the_middle_of_a_turn(db_path: str, clock: FakeClock) -
     await m.close()
 
     m2 = await Manager.open(db_path, clock=clock)
-    again = await m2.get_game(g.id)
+    again = await queries.game(m2.kernel, g.id)
     assert again.state == g.state and again.ply == ply and again.version == g.version
     # The button shown before the restart still plays the move.
-    r = await m2.play_turn(g.id, who, ply, text)
+    r = await turns.play_turn(m2.kernel, g.id, who, ply, text)
     assert r.game.ply > ply
     g = await play_out(m2, r.game, rng)
     assert g.status is GameStatus.OVER
@@ -211,12 +214,12 @@ async def test_computer_turn_interrupted_by_a_crash_is_played_by_the_sweep(
     run_computers = flow.run_computers
 
     async def crash(k, g, strict=False):  # type: ignore[no-untyped-def]
-        if k is not m:
+        if k is not m.kernel:
             return await run_computers(k, g, strict=strict)
         return g  # the process "dies" before the computer moves
 
     monkeypatch.setattr(flow, "run_computers", crash)
-    g = await m.start(g.id, ANN.id)
+    g = await lobby.start(m.kernel, g.id, ANN.id)
     if g.current_user_id == ANN.id:
         g = await step(m, g, ANN.id)
     assert g.current_user_id is None  # the computer's turn, not played
@@ -225,10 +228,10 @@ async def test_computer_turn_interrupted_by_a_crash_is_played_by_the_sweep(
     # Left to its timer, which comes due after a short grace (so that a process that started
     # a computer turn finishes it before another one steps in).
     assert (await m2.sweep()).computer_moves == 0
-    clock.advance(m2.config.computer_grace)
+    clock.advance(m2.kernel.config.computer_grace)
     report = await m2.sweep()
     assert report.computer_moves == 1
-    assert (await m2.get_game(g.id)).current_user_id == ANN.id
+    assert (await queries.game(m2.kernel, g.id)).current_user_id == ANN.id
     await m2.close()
 
 
@@ -241,40 +244,40 @@ async def test_state_at_replays_the_log(manager: Manager) -> None:
         g = await step(manager, g, who, rng)  # type: ignore[arg-type]
         seen[g.ply] = g.state
     for ply, state in seen.items():
-        assert await manager.state_at(g.id, ply) == state
+        assert await queries.state_at(manager.kernel, g.id, ply) == state
     # Every logged move replays to the next state.
     moves = await manager.store.moves(g.id)
     for mv in moves:
-        before = await manager.state_at(g.id, mv.ply)
-        after = await manager.state_at(g.id, mv.ply + 1)
+        before = await queries.state_at(manager.kernel, g.id, mv.ply)
+        after = await queries.state_at(manager.kernel, g.id, mv.ply + 1)
         from engine.moves import parse_move
         assert apply(before, parse_move(mv.seat, mv.move))[0] == after
     with pytest.raises(ManagerError):
-        await manager.state_at(g.id, g.ply + 1)
+        await queries.state_at(manager.kernel, g.id, g.ply + 1)
 
 
 async def test_leave_mid_game_hands_the_seat_to_a_computer(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner")
-    g = await manager.leave_game(g.id, BOB.id)
+    g = await leaving.leave_game(manager.kernel, g.id, BOB.id)
     assert g.seats[1].ai_level == "random" and g.seats[1].left and g.status is GameStatus.PLAY
     assert g.seat_of(BOB.id) is None and g.current_user_id == ANN.id
-    changed = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.SEAT_CHANGED]
-    assert [n.payload["reason"] for n in changed] == ["left"]
+    changed = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.SEAT_CHANGED]
+    assert [n.body.reason for n in changed] == ["left"]
     with pytest.raises(ManagerError) as err:
-        await manager.play_turn(g.id, BOB.id, g.ply, "h0@C3>m0")
+        await turns.play_turn(manager.kernel, g.id, BOB.id, g.ply, "h0@C3>m0")
     assert err.value.code == "not_a_player"
     g = await play_out(manager, g)
     results = {r.seat: r for r in await manager.store.results(g.id)}
     assert results[1].user_id == BOB.id and not results[1].counted
-    assert (await manager.user_stats(BOB.id)).games == 0
-    assert (await manager.user_stats(ANN.id)).games == 1
+    assert (await queries.user_stats(manager.kernel, BOB.id)).games == 0
+    assert (await queries.user_stats(manager.kernel, ANN.id)).games == 1
 
 
 async def test_host_leaving_passes_the_host_and_last_person_ends_it(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner")
-    g = await manager.leave_game(g.id, ANN.id)
+    g = await leaving.leave_game(manager.kernel, g.id, ANN.id)
     assert g.host_id == BOB.id
-    g = await manager.leave_game(g.id, BOB.id)
+    g = await leaving.leave_game(manager.kernel, g.id, BOB.id)
     assert g.status is GameStatus.ABANDONED and g.end_reason == "everyone_left"
 
 
@@ -282,38 +285,39 @@ async def test_abandon_by_host_or_admin_only(manager: Manager) -> None:
     g = await new_game(manager, people=(BOB,))
     before = await snapshot(manager, g.id)
     with pytest.raises(ManagerError) as err:
-        await manager.abandon(g.id, BOB.id, is_admin=False)
+        await leaving.abandon(manager.kernel, g.id, BOB.id, is_admin=False)
     assert err.value.code == "host_only" and await snapshot(manager, g.id) == before
-    g = await manager.abandon(g.id, BOB.id, is_admin=True)
+    g = await leaving.abandon(manager.kernel, g.id, BOB.id, is_admin=True)
     assert g.status is GameStatus.ABANDONED and g.end_reason == "abandoned"
-    ended = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.ENDED]
-    assert [n.payload["reason"] for n in ended] == ["abandoned"]
+    ended = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.ENDED]
+    assert [n.body.reason for n in ended] == ["abandoned"]
     with pytest.raises(ManagerError) as err:
-        await manager.play_turn(g.id, ANN.id, g.ply, "h0@C3>m0")
+        await turns.play_turn(manager.kernel, g.id, ANN.id, g.ply, "h0@C3>m0")
     assert err.value.code == "game_over"
     assert await manager.store.timers(g.id) == []
-    assert await manager.games_for_user(ANN.id) == []
-    assert [x.id for x in await manager.games_for_user(ANN.id, active_only=False)] == [g.id]
+    assert await queries.games_for_user(manager.kernel, ANN.id) == []
+    assert [x.id for x in await queries.games_for_user(manager.kernel,
+                                                       ANN.id, active_only=False)] == [g.id]
 
 
 async def test_game_for_thread(manager: Manager) -> None:
     g = await new_game(manager, computers=1)
     assert g.thread_id is not None
-    found = await manager.game_for_thread(g.thread_id)
+    found = await queries.game_for_thread(manager.kernel, g.thread_id)
     assert found is not None and found.id == g.id
-    assert await manager.game_for_thread(1) is None
+    assert await queries.game_for_thread(manager.kernel, 1) is None
 
 
 async def test_settings_round_trip(manager: Manager) -> None:
-    assert (await manager.get_settings(ANN.id)).reminders is True
-    assert (await manager.set_settings(ANN.id, False)).reminders is False
-    assert (await manager.get_settings(ANN.id)).reminders is False
+    assert (await queries.get_settings(manager.kernel, ANN.id)).reminders is True
+    assert (await queries.set_settings(manager.kernel, ANN.id, False)).reminders is False
+    assert (await queries.get_settings(manager.kernel, ANN.id)).reminders is False
 
 
 async def test_a_real_computer_level_plays(manager: Manager) -> None:
     g = await new_game(manager, computers=0, players=2, start=False, setup="beginner")
-    await manager.add_computer(g.id, ANN.id, "easy")
-    g = await settled(manager, await manager.start(g.id, ANN.id))
+    await lobby.add_computer(manager.kernel, g.id, ANN.id, "easy")
+    g = await settled(manager, await lobby.start(manager.kernel, g.id, ANN.id))
     for _ in range(3):
         g = await step(manager, g, ANN.id)
     assert any(m.played_by == "computer" for m in await manager.store.moves(g.id))
@@ -324,5 +328,5 @@ async def test_a_button_with_an_impossible_game_number_is_refused_cleanly(
     """A forged button may carry a number too large for the database: the usual refusal."""
     for game_id in (1 << 63, 10**20, 0, -5):
         with pytest.raises(ManagerError) as caught:
-            await manager.play_turn(game_id, ANN.id, 0, "h0@C3>m0")
+            await turns.play_turn(manager.kernel, game_id, ANN.id, 0, "h0@C3>m0")
         assert caught.value.code == "unknown_game"

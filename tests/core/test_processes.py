@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import flow
+from bot.core import flow, queries, turns
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, NoticeKind
+from bot.core.models import GameStatus
+from bot.core.notices import NoticeKind
 from tests.core.conftest import ANN, BOB, CAT, DAN, any_move, new_game, seeds, step
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ async def test_twenty_clicks_in_four_processes_make_one_move(pg_db: str) -> None
     m = await Manager.open(pg_db)
     try:
         assert len(await m.store.moves(g.id)) == 1
-        assert (await m.get_game(g.id)).ply == g.ply + 1
+        assert (await queries.game(m.kernel, g.id)).ply == g.ply + 1
     finally:
         await m.close()
 
@@ -73,7 +74,7 @@ async def test_a_cached_game_never_refuses_a_click_another_process_made_valid(
         # ...and the click B's move made out of date is refused by both, changing nothing.
         for manager in (a, b):
             with pytest.raises(Exception, match=r"stale|not_your_turn"):
-                await manager.play_turn(g.id, who, g.ply, any_move(g, who))
+                await turns.play_turn(manager.kernel, g.id, who, g.ply, any_move(g, who))
         assert len(await a.store.moves(g.id)) == 2
     finally:
         await a.close()
@@ -130,7 +131,7 @@ async def test_due_timers_fire_once_across_processes(pg_db: str) -> None:
     assert len(fired) == 12 and len(set(fired)) == 12  # each game's timer handled once
     m = await Manager.open(pg_db, clock=clock)
     try:
-        reminders = [n for n in await m.store.notices() if n.kind is NoticeKind.REMINDER]
+        reminders = [n for n in await m.store.notices() if n.kind == NoticeKind.REMINDER]
         assert len(reminders) == sum(int(r["reminders"]) for r in results) == 4  # type: ignore[call-overload]
     finally:
         await m.close()

@@ -11,21 +11,19 @@ from typing import Any
 
 import pytest
 
-from bot.core import progress, replays
+from bot.core import leaving, lobby, queries, replays, turns
+from bot.core.challenge import store as challenge_store
 from bot.core.clock import FakeClock
 from bot.core.game import FLAG_HINTS, LiveGame
 from bot.core.manager import Manager
-from bot.core.models import (
-    ErrorCode,
-    GameInfo,
-    GameStatus,
-    LobbyOptions,
-    ManagerError,
-    NoticeKind,
-    UserRef,
-)
+from bot.core.models import ErrorCode, GameInfo, GameStatus, LobbyOptions, ManagerError, UserRef
+from bot.core.notices import NoticeKind
+from bot.core.progress import achievements, ratings
+from bot.core.progress import model as progress
+from bot.core.progress import store as progress_store
+from bot.core.progress.model import AchievementRow, RatingRow
+from bot.core.progress.store import RatingUpdate
 from bot.core.storage import GameWrite, ResultRow, SeatRow, StaleWriteError
-from bot.core.storage.base import AchievementRow, RatingRow, RatingUpdate
 from data import load_catalog
 from engine.achievements import FinishedGame, evaluate
 from engine.ai import make_player
@@ -62,18 +60,18 @@ async def play_ai_once(m: Manager, g: GameInfo, level: str = "normal") -> GameIn
     move = make_player(level, g.ply).choose(private_view(g.state, seat),
                                             legal_moves(g.state, seat))
     if g.status is GameStatus.DRAFT:
-        return (await m.choose_goals(g.id, uid, g.ply, list(move.goals))).game  # type: ignore[attr-defined]
-    return (await m.play_turn(g.id, uid, g.ply, move.text())).game
+        return (await turns.choose_goals(m.kernel, g.id, uid, g.ply, list(move.goals))).game  # type: ignore[attr-defined]
+    return (await turns.play_turn(m.kernel, g.id, uid, g.ply, move.text())).game
 
 
 def over_payload(notices: list[Any]) -> dict[str, Any]:
-    over = [n for n in notices if n.kind is NoticeKind.GAME_OVER]
+    over = [n for n in notices if n.kind == NoticeKind.GAME_OVER]
     assert len(over) == 1
-    return dict(over[0].payload)
+    return dict(json.loads(over[0].payload))
 
 
 async def held(m: Manager, user: UserRef) -> list[tuple[str, int]]:
-    return [(a.achievement, a.game_id) for a in await m.store.achievements(user.id)]
+    return [(a.achievement, a.game_id) for a in await progress_store.achievements(m.store, user.id)]
 
 
 # --------------------------------------------------------------------------- achievements
@@ -91,9 +89,9 @@ async def test_the_winner_earns_the_rarest_normal_row_once(manager: Manager) -> 
     assert expected.choices[:2] == ("normal-65", "normal-60")
     win_user = g.seats[winner].user_id
     lose_user = g.seats[1 - winner].user_id
-    got = await manager.store.achievements(win_user)  # type: ignore[arg-type]
+    got = await progress_store.achievements(manager.store, win_user)  # type: ignore[arg-type]
     assert [(a.achievement, a.game_id, a.guild_id) for a in got] == [("normal-65", g.id, GUILD)]
-    assert await manager.store.achievements(lose_user) == []  # type: ignore[arg-type]
+    assert await progress_store.achievements(manager.store, lose_user) == []  # type: ignore[arg-type]
     info = over_payload(await manager.store.notices(g.id))["progress"]
     mine = next(e for e in info["earned"] if e["user_id"] == win_user)
     assert mine["ids"] == ["normal-65"] and mine["choices"] == ["normal-65", "normal-60"]
@@ -102,18 +100,18 @@ async def test_the_winner_earns_the_rarest_normal_row_once(manager: Manager) -> 
     assert other["ids"] == [] and other["reason"] == "not_winner"
     assert info["rated"] is True
     # The same deal again: 65+ is held, so the next rarest row it fits (60+) is filled.
-    manager.seed_source = seeds(1)
+    manager.kernel.seed_source = seeds(1)
     g2 = await play_ai(manager, await new_game(manager, people=(BOB,)))
     assert g2.seats[winner].user_id == win_user
     assert await held(manager, UserRef(win_user, "")) == [  # type: ignore[arg-type]
         ("normal-60", g2.id), ("normal-65", g.id)]
     # And a third time: nothing new to fill.
-    manager.seed_source = seeds(1)
+    manager.kernel.seed_source = seeds(1)
     g3 = await play_ai(manager, await new_game(manager, people=(BOB,)))
     info3 = over_payload(await manager.store.notices(g3.id))["progress"]
     assert next(e for e in info3["earned"] if e["user_id"] == win_user)["reason"] == \
         "already_earned"
-    assert len(await manager.store.achievements(win_user)) == 2  # type: ignore[arg-type]
+    assert len(await progress_store.achievements(manager.store, win_user)) == 2  # type: ignore[arg-type]
 
 
 async def test_a_scenario_with_two_players_counts_for_everyone_who_passes(
@@ -123,7 +121,7 @@ async def test_a_scenario_with_two_players_counts_for_everyone_who_passes(
     player, seeded by the ply)."""
     earned: dict[int, list[int]] = {ANN.id: [], BOB.id: []}
     for seed in (1, 3):
-        manager.seed_source = seeds(seed)
+        manager.kernel.seed_source = seeds(seed)
         g = await new_game(manager, people=(BOB,), scenario=1)
         assert g.options.scenario == 1 and len(g.seats) == 2
         g = await play_ai(manager, g)
@@ -153,9 +151,9 @@ async def test_computer_opponents_count_from_the_normal_level(manager: Manager) 
     """A win against an easy computer alone is no multi-player game (nothing to earn); a
     game against a normal one is."""
     for level, reasons in (("easy", {"solo"}), ("normal", {"earned", "not_winner"})):
-        g = await manager.create_game(ANN, GUILD, 1, LobbyOptions(
+        g = await lobby.create_game(manager.kernel, ANN, GUILD, 1, LobbyOptions(
             players=2, restriction=Restriction.ADJACENT), computers=[level])
-        g = await manager.start(g.id, ANN.id)
+        g = await lobby.start(manager.kernel, g.id, ANN.id)
         g = await play_ai(manager, g, "normal")
         assert g.state is not None
         info = over_payload(await manager.store.notices(g.id))["progress"]
@@ -170,7 +168,7 @@ async def test_a_seat_a_computer_finished_earns_nothing_the_others_still_may(
     """Only the seat that left loses its achievements: the winner among the others earns
     the restriction's row as if nobody had left."""
     g = await new_game(manager, people=(BOB, CAT), restriction=Restriction.NO_HAND)
-    g = await manager.leave_game(g.id, CAT.id)
+    g = await leaving.leave_game(manager.kernel, g.id, CAT.id)
     g = await play_out(manager, g, random.Random(6))
     assert g.status is GameStatus.OVER and g.state is not None
     winners = FinishedGame.from_state(g.state).winners
@@ -185,9 +183,9 @@ async def test_a_seat_a_computer_finished_earns_nothing_the_others_still_may(
     assert left not in reasons  # the seat is a computer's now: not evaluated at all
     assert sorted(reasons.values()) == ["earned", "not_winner"]
     # Ratings: the one who left finished last (a forfeit); the computer seat is not rated.
-    cat = await manager.store.rating(GUILD, progress.person_key(CAT.id))
+    cat = await progress_store.rating(manager.store, GUILD, progress.person_key(CAT.id))
     assert cat is not None and cat.games == 1 and cat.mu < 25
-    assert await manager.store.rating(GUILD, "ai:random") is None
+    assert await progress_store.rating(manager.store, GUILD, "ai:random") is None
 
 
 async def test_an_autopilot_move_voids_only_that_seat(manager: Manager,
@@ -201,7 +199,7 @@ async def test_an_autopilot_move_voids_only_that_seat(manager: Manager,
     assert late is not None
     clock.advance(hours=2)
     await manager.sweep()  # that seat's turn ran out: the autopilot plays it
-    g = await play_out(manager, await manager.get_game(g.id), random.Random(1))
+    g = await play_out(manager, await queries.game(manager.kernel, g.id), random.Random(1))
     assert g.status is GameStatus.OVER
     moves = await manager.store.moves(g.id)
     assert {m.seat for m in moves if m.played_by == "autopilot"} == {late}
@@ -217,7 +215,7 @@ async def test_an_autopilot_move_earns_nothing(manager: Manager, clock: FakeCloc
     rng = random.Random(6)
     clock.advance(hours=2)
     await manager.sweep()  # the draft ran out: the computer chose both players' goals
-    g = await manager.get_game(g.id)
+    g = await queries.game(manager.kernel, g.id)
     assert g.status is GameStatus.PLAY
     g = await play_out(manager, g, rng)
     assert {m.played_by for m in await manager.store.moves(g.id)} >= {"autopilot"}
@@ -236,7 +234,7 @@ async def test_a_hint_voids_only_the_seat_that_took_it(manager: Manager) -> None
     assert seat is not None and g.state is not None
     user = g.seats[seat].user_id
     assert user is not None
-    grant = await manager.take_hint(g.id, user, g.ply)
+    grant = await turns.take_hint(manager.kernel, g.id, user, g.ply)
     assert grant.first and grant.game.hinted == (seat,)
     g = await play_out(manager, grant.game, random.Random(1))
     assert g.state is not None and g.hinted == (seat,) and g.hints_used
@@ -253,15 +251,15 @@ async def test_a_game_marked_before_seats_were_recorded_voids_everyone(
     g = await new_game(manager, people=(BOB,), restriction=Restriction.NO_HAND)
 
     async def flag(live: LiveGame) -> None:
-        tx = await manager.begin(live)
+        tx = await manager.kernel.begin(live)
         tx.set(flags=live.flags | FLAG_HINTS)
-        await manager.commit(tx)
+        await manager.kernel.commit(tx)
 
-    await manager.mutate(g.id, flag)
-    g = await play_out(manager, await manager.get_game(g.id), random.Random(7))
+    await manager.kernel.mutate(g.id, flag)
+    g = await play_out(manager, await queries.game(manager.kernel, g.id), random.Random(7))
     assert g.status is GameStatus.OVER and g.hints_used
     assert await held(manager, ANN) == [] and await held(manager, BOB) == []
-    assert await manager.store.rating(GUILD, progress.person_key(ANN.id)) is None
+    assert await progress_store.rating(manager.store, GUILD, progress.person_key(ANN.id)) is None
     info = over_payload(await manager.store.notices(g.id))["progress"]
     assert info["rated"] is False
 
@@ -275,7 +273,8 @@ async def test_ratings_move_the_right_way_in_both_scopes(manager: Manager) -> No
     results = {r.seat: r for r in await manager.store.results(g.id)}
     keys = {0: progress.person_key(ANN.id), 1: progress.person_key(BOB.id), 2: "ai:random"}
     for scope in (GUILD, 0):
-        rows = {seat: await manager.store.rating(scope, key) for seat, key in keys.items()}
+        rows = {seat: await progress_store.rating(manager.store, scope, key)
+                for seat, key in keys.items()}
         assert all(r is not None and r.games == 1 for r in rows.values())
         best = min(results.values(), key=lambda r: r.place)
         worst = max(results.values(), key=lambda r: r.place)
@@ -286,18 +285,18 @@ async def test_ratings_move_the_right_way_in_both_scopes(manager: Manager) -> No
     # A solo game is not rated.
     solo = await play_out(manager, await new_game(manager), random.Random(9))
     assert solo.status is GameStatus.OVER
-    ann = await manager.store.rating(0, keys[0])
+    ann = await progress_store.rating(manager.store, 0, keys[0])
     assert ann is not None and ann.games == 1
 
 
 def test_ties_share_a_place() -> None:
     before: dict[str, RatingRow | None] = {"u:1": None, "u:2": None, "u:3": None}
-    rows = {r.player: r for r in progress.rate([("u:1", 1), ("u:2", 1), ("u:3", 3)], before,
+    rows = {r.player: r for r in ratings.rate([("u:1", 1), ("u:2", 1), ("u:3", 3)], before,
                                                0, 0)}
     assert rows["u:1"].mu == pytest.approx(rows["u:2"].mu)
     assert rows["u:1"].mu > 25 > rows["u:3"].mu
     # One computer level at two seats is one rated player: one game, the mean of its seats.
-    two = progress.rate([("u:1", 1), ("ai:easy", 2), ("ai:easy", 3)],
+    two = ratings.rate([("u:1", 1), ("ai:easy", 2), ("ai:easy", 3)],
                         {"u:1": None, "ai:easy": None}, 0, 0)
     assert sorted(r.player for r in two) == ["ai:easy", "u:1"]
     assert all(r.games == 1 for r in two)
@@ -307,7 +306,7 @@ async def test_concurrent_results_never_lose_a_rating_update(manager: Manager,
                                                              db_path: str) -> None:
     """Two games rating the same new player commit at once (two stores, as two processes):
     both updates land."""
-    other = await Manager.open(db_path, clock=manager.clock, exclusive=False)
+    other = await Manager.open(db_path, clock=manager.kernel.clock, exclusive=False)
     try:
         games = []
         for m in (manager, other):
@@ -326,9 +325,10 @@ async def test_concurrent_results_never_lose_a_rating_update(manager: Manager,
         for m, g in games:
             row = await m.store.load_game(g.id)
             assert row is not None
-            writes.append(m.store.commit(GameWrite(g.id, row.version, 1, ratings=update(1))))
+            writes.append(m.store.commit(GameWrite(g.id, row.version, 1,
+                                                   steps=[progress_store.apply_ratings(update(1))])))
         await asyncio.gather(*writes)
-        got = await manager.store.rating(0, "u:42")
+        got = await progress_store.rating(manager.store, 0, "u:42")
         assert got is not None and got.games == 2
     finally:
         await other.close()
@@ -342,19 +342,22 @@ async def test_a_refused_write_keeps_neither_result_nor_progress(manager: Manage
     result = ResultRow(g.id, 0, ANN.id, GUILD, 60, 1, True, True, "{}", 1)
     write = GameWrite(
         g.id, row.version + 5, 1, results=[result],
-        achievements=[AchievementRow(ANN.id, "normal-60", g.id, GUILD, 1)],
-        ratings=RatingUpdate([(0, "u:1")], lambda found: [RatingRow(0, "u:1", 30, 5, 15, 1, 1)]),
-        challenge_score=("2025-W01", ANN.id, 60))
+        steps=[progress_store.add_achievements([
+                   AchievementRow(ANN.id, "normal-60", g.id, GUILD, 1)]),
+               progress_store.apply_ratings(RatingUpdate(
+                   [(0, "u:1")], lambda found: [RatingRow(0, "u:1", 30, 5, 15, 1, 1)])),
+               challenge_store.score("2025-W01", ANN.id, 60, 1)])
     with pytest.raises(StaleWriteError):
         await manager.store.commit(write)
     assert await manager.store.results(g.id) == []
-    assert await manager.store.achievements(ANN.id) == []
-    assert await manager.store.rating(0, "u:1") is None
+    assert await progress_store.achievements(manager.store, ANN.id) == []
+    assert await progress_store.rating(manager.store, 0, "u:1") is None
     write.expect_version = row.version
     await manager.store.commit(write)
-    await manager.store.commit(GameWrite(g.id, row.version + 1, 2, achievements=[
-        AchievementRow(ANN.id, "normal-60", 999, GUILD, 2)]))
-    assert [(a.achievement, a.game_id) for a in await manager.store.achievements(ANN.id)] == [
+    await manager.store.commit(GameWrite(g.id, row.version + 1, 2, steps=[
+        progress_store.add_achievements([AchievementRow(ANN.id, "normal-60", 999, GUILD, 2)])]))
+    held_now = await progress_store.achievements(manager.store, ANN.id)
+    assert [(a.achievement, a.game_id) for a in held_now] == [
         ("normal-60", g.id)]  # kept once: the first game that earned it
 
 
@@ -367,16 +370,17 @@ async def test_rating_ranks_and_board(manager: Manager) -> None:
             RatingRow(GUILD, f"u:{BOB.id}", 28, 2, 22, 5, 1),
             RatingRow(GUILD, "ai:strong", 35, 1, 32, 9, 1),
             RatingRow(GUILD, f"u:{CAT.id}", 40, 1, 37, 2, 1)]  # too few games to rank
-    await store.commit(GameWrite(g.id, row.version, 1, ratings=RatingUpdate(
-        [(r.scope, r.player) for r in rows], lambda found: rows)))
-    assert await store.rating_rank(GUILD, f"u:{ANN.id}", 3) == (2, 3)
-    assert await store.rating_rank(GUILD, "ai:strong", 3) == (1, 3)
-    assert await store.rating_rank(GUILD, f"u:{CAT.id}", 3) == (None, 3)
-    assert await store.rating_rank(GUILD + 1, f"u:{ANN.id}", 3) == (None, 0)
-    board = await progress.rating_board(manager, GUILD)
+    await store.commit(GameWrite(g.id, row.version, 1,
+                                 steps=[progress_store.apply_ratings(RatingUpdate(
+        [(r.scope, r.player) for r in rows], lambda found: rows))]))
+    assert await progress_store.rating_rank(store, GUILD, f"u:{ANN.id}", 3) == (2, 3)
+    assert await progress_store.rating_rank(store, GUILD, "ai:strong", 3) == (1, 3)
+    assert await progress_store.rating_rank(store, GUILD, f"u:{CAT.id}", 3) == (None, 3)
+    assert await progress_store.rating_rank(store, GUILD + 1, f"u:{ANN.id}", 3) == (None, 0)
+    board = await ratings.rating_board(manager.kernel, GUILD)
     assert [(e.rank, e.player, e.name) for e in board] == [
         (1, "ai:strong", ""), (2, f"u:{ANN.id}", "Ann"), (3, f"u:{BOB.id}", "Bob")]
-    standing = await progress.rating_of(manager, f"u:{CAT.id}", GUILD)
+    standing = await ratings.rating_of(manager.kernel, f"u:{CAT.id}", GUILD)
     assert standing.rank is None and standing.ranked == 3 and standing.row is not None
 
 
@@ -388,48 +392,48 @@ async def test_rematch_opens_one_new_lobby_with_the_same_table(manager: Manager)
                        turn_hours=6, cats=("leo", "callie", "cira"))
     assert g.state is not None and [c.id for c in g.state.config.cats] == ["leo", "callie", "cira"]
     with pytest.raises(ManagerError) as err:
-        await progress.rematch(manager, g.id, BOB)
+        await lobby.rematch(manager.kernel, g.id, BOB)
     assert err.value.code == ErrorCode.NOT_ALLOWED  # not finished yet
     g = await play_out(manager, g, random.Random(10))
-    lobby, created = await progress.rematch(manager, g.id, BOB)
-    assert created and lobby.status is GameStatus.LOBBY and lobby.rematch_of == g.id
-    assert lobby.host_id == BOB.id and lobby.options == g.options
-    assert lobby.options.cats == ("leo", "callie", "cira")  # the host's cats kept
-    assert [(s.user_id, s.ai_level) for s in lobby.seats] == [(BOB.id, None), (None, "random")]
-    kinds = [n.kind for n in await manager.store.notices(lobby.id)]
+    table, created = await lobby.rematch(manager.kernel, g.id, BOB)
+    assert created and table.status is GameStatus.LOBBY and table.rematch_of == g.id
+    assert table.host_id == BOB.id and table.options == g.options
+    assert table.options.cats == ("leo", "callie", "cira")  # the host's cats kept
+    assert [(s.user_id, s.ai_level) for s in table.seats] == [(BOB.id, None), (None, "random")]
+    kinds = [n.kind for n in await manager.store.notices(table.id)]
     assert kinds == [NoticeKind.OPEN_THREAD, NoticeKind.LOBBY]
-    again, created = await progress.rematch(manager, g.id, ANN)
-    assert not created and again.id == lobby.id  # one table for both clicks
+    again, created = await lobby.rematch(manager.kernel, g.id, ANN)
+    assert not created and again.id == table.id  # one table for both clicks
     with pytest.raises(ManagerError) as err:
-        await progress.rematch(manager, g.id, CAT)
+        await lobby.rematch(manager.kernel, g.id, CAT)
     assert err.value.code == ErrorCode.NOT_A_PLAYER
-    await manager.cancel(lobby.id, BOB.id)
-    third, created = await progress.rematch(manager, g.id, ANN)
-    assert created and third.id != lobby.id and third.host_id == ANN.id
-    assert await manager.store.rematches(g.id) == [lobby.id, third.id]
+    await lobby.cancel(manager.kernel, table.id, BOB.id)
+    third, created = await lobby.rematch(manager.kernel, g.id, ANN)
+    assert created and third.id != table.id and third.host_id == ANN.id
+    assert await manager.store.rematches(g.id) == [table.id, third.id]
 
 
 # --------------------------------------------------------------------------- replays
 
 
 async def test_replay_views_and_record_hold_no_secret(manager: Manager) -> None:
-    manager.seed_source = lambda: 8_675_309_123_457  # a seed that reads as one
+    manager.kernel.seed_source = lambda: 8_675_309_123_457  # a seed that reads as one
     g = await new_game(manager, people=(BOB,))
     with pytest.raises(ManagerError) as err:
-        await replays.replay(manager, g.id)
+        await replays.replay(manager.kernel, g.id)
     assert err.value.code == "not_finished"
     g = await play_out(manager, g, random.Random(11))
     assert g.state is not None
-    rp = await replays.replay(manager, g.id)
+    rp = await replays.replay(manager.kernel, g.id)
     assert len(rp.views) == 1 + 22 * 2 and rp.views[-1].phase.value == "over"
-    rec = await replays.record(manager, g.id, BOB.id)
+    rec = await replays.record(manager.kernel, g.id, BOB.id)
     text = json.dumps(rec)
     assert str(g.state.seed) not in text and "seed" not in text and "bag" not in text
     assert len(rec["moves"]) == g.ply
     for seat, quilt in enumerate(rec["quilts"]):
         assert score_record(CATALOG, quilt) == rec["players"][seat]["score"]
     with pytest.raises(ManagerError) as err:
-        await replays.record(manager, g.id, CAT.id)
+        await replays.record(manager.kernel, g.id, CAT.id)
     assert err.value.code == ErrorCode.NOT_A_PLAYER
 
 
@@ -438,13 +442,13 @@ def test_seat_rules() -> None:
     left = SeatRow(1, 2, "B", "normal", left=True)
     easy = SeatRow(2, None, "C", "easy")
     strong = SeatRow(3, None, "D", "strong")
-    assert not progress.multiplayer([person, easy])
-    assert progress.multiplayer([person, strong])
-    assert progress.multiplayer([person, SeatRow(1, 2, "B")])
-    assert progress.computer_seats([person, left], []) == {1}
-    assert progress.computer_seats([person, SeatRow(1, 2, "B")], [0, 0]) == {0}
-    assert progress.computer_seats([person, easy], []) == set()
-    assert progress.rated_players([person, left, easy], [2, 1, 3]) == [
+    assert not achievements.multiplayer([person, easy])
+    assert achievements.multiplayer([person, strong])
+    assert achievements.multiplayer([person, SeatRow(1, 2, "B")])
+    assert achievements.computer_seats([person, left], []) == {1}
+    assert achievements.computer_seats([person, SeatRow(1, 2, "B")], [0, 0]) == {0}
+    assert achievements.computer_seats([person, easy], []) == set()
+    assert ratings.rated_players([person, left, easy], [2, 1, 3]) == [
         ("u:1", 2), ("u:2", 4), ("ai:easy", 3)]
 
 
@@ -455,25 +459,28 @@ async def test_the_winner_may_fill_another_row_the_win_fits(manager: Manager) ->
     win = g.seats[winner].user_id
     lose = g.seats[1 - winner].user_id
     assert win is not None and lose is not None
-    assert await progress.pick(manager, g.id, win, "normal-65") is None  # already that one
-    assert await progress.pick(manager, g.id, win, "normal-60") == "normal-65"
+    assert await achievements.pick(manager.kernel,
+                                   g.id, win, "normal-65") is None  # already that one
+    assert await achievements.pick(manager.kernel, g.id, win, "normal-60") == "normal-65"
     assert await held(manager, UserRef(win, "")) == [("normal-60", g.id)]
     for user, row, code in ((win, "normal-85", "stale"), (lose, "normal-60", "stale"),
                             (CAT.id, "normal-60", "not_a_player")):
         with pytest.raises(ManagerError) as err:
-            await progress.pick(manager, g.id, user, row)
+            await achievements.pick(manager.kernel, g.id, user, row)
         assert err.value.code == code
-    assert await progress.pick(manager, g.id, win, "normal-65") == "normal-60"
+    assert await achievements.pick(manager.kernel, g.id, win, "normal-65") == "normal-60"
     # A row held from another game cannot be swapped in (the store refuses it atomically).
     other = await new_game(manager, people=(BOB,), start=False)
     row = await manager.store.load_game(other.id)
     assert row is not None
-    await manager.store.commit(GameWrite(other.id, row.version, 1, achievements=[
-        AchievementRow(win, "normal-70", other.id, GUILD, 1)]))
-    assert not await manager.store.swap_achievement(win, g.id, "normal-65", "normal-70", 2)
+    await manager.store.commit(GameWrite(other.id, row.version, 1,
+                                         steps=[progress_store.add_achievements([
+        AchievementRow(win, "normal-70", other.id, GUILD, 1)])]))
+    assert not await progress_store.swap_achievement(manager.store, win, g.id, "normal-65",
+                                                     "normal-70", 2)
     assert sorted(await held(manager, UserRef(win, ""))) == [
         ("normal-65", g.id), ("normal-70", other.id)]
     # Asking for it says what really happened: the row is theirs already, from that game.
     with pytest.raises(ManagerError) as err:
-        await progress.pick(manager, g.id, win, "normal-70")
+        await achievements.pick(manager.kernel, g.id, win, "normal-70")
     assert err.value.code == ErrorCode.ALREADY_HELD == "already_held"

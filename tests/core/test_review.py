@@ -12,16 +12,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core.game import FLAG_HINTS, LiveGame, evolve
+from bot.core import leaving, queries, turns
+from bot.core.game import FLAG_HINTS, LiveGame, evolve, hints_allowed
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, ManagerError
-from bot.core.review import (
-    Lane,
-    ReviewsBusyError,
-    ReviewService,
-    game_states,
-    hints_allowed,
-)
+from bot.core.review import store as review_store
+from bot.core.review.service import Lane, ReviewsBusyError, ReviewService, game_states
 from engine.ai.review import Review, decisions_from_states, review
 from engine.rules import legal_moves
 from engine.views import private_view
@@ -41,7 +37,7 @@ from tests.engine.ai.test_fair_play import _hidden_twin
 @pytest.fixture
 async def service(manager: Manager) -> AsyncIterator[ReviewService]:
     # Few futures and short playouts: these tests are about the plumbing, not the numbers.
-    s = ReviewService(manager, samples=2, depth=2)
+    s = ReviewService(manager.kernel, samples=2, depth=2)
     try:
         yield s
     finally:
@@ -67,23 +63,23 @@ async def test_who_gets_hints(manager: Manager) -> None:
     assert not hints_allowed(duo) and not hints_allowed(vs_cpu)
     assert not hints_allowed(evolve(solo, {"challenge_week": "2025-W48"}))
     assert not hints_allowed(evolve(duo_on, {"challenge_week": "2025-W48"}))
-    assert (await manager.get_game(solo.id)).hints_allowed
-    assert not (await manager.get_game(duo.id)).hints_allowed
+    assert (await queries.game(manager.kernel, solo.id)).hints_allowed
+    assert not (await queries.game(manager.kernel, duo.id)).hints_allowed
 
 
 async def test_take_hint_marks_the_game_once(manager: Manager) -> None:
     g = await new_game(manager, setup="beginner")
     assert g.status is GameStatus.PLAY and not g.hints_used
-    grant = await manager.take_hint(g.id, ANN.id, g.ply)
+    grant = await turns.take_hint(manager.kernel, g.id, ANN.id, g.ply)
     assert grant.first and grant.game.hints_used and grant.seat == 0 and grant.seed == g.id
     assert grant.view.seat == 0 and grant.view.public.ply == g.ply  # the private view only
     row = await manager.store.load_game(g.id)
     assert row is not None and row.flags & FLAG_HINTS and row.version == g.version + 1
-    again = await manager.take_hint(g.id, ANN.id, g.ply)
+    again = await turns.take_hint(manager.kernel, g.id, ANN.id, g.ply)
     assert not again.first
     row2 = await manager.store.load_game(g.id)
     assert row2 is not None and row2.version == row.version  # nothing written the second time
-    assert (await manager.get_game(g.id, fresh=True)).hints_used
+    assert (await queries.game(manager.kernel, g.id, fresh=True)).hints_used
 
 
 async def test_hint_refusals_change_nothing(manager: Manager) -> None:
@@ -95,7 +91,7 @@ async def test_hint_refusals_change_nothing(manager: Manager) -> None:
     for user, ply, code in ((who, duo.ply, "hints_off"), (other, duo.ply, "not_your_turn"),
                             (4242, duo.ply, "not_a_player")):
         with pytest.raises(ManagerError) as e:
-            await manager.take_hint(duo.id, user, ply)
+            await turns.take_hint(manager.kernel, duo.id, user, ply)
         assert e.value.code == code
     assert await snapshot(manager, duo.id) == before
 
@@ -103,14 +99,14 @@ async def test_hint_refusals_change_nothing(manager: Manager) -> None:
     who = on.current_user_id
     assert who is not None
     with pytest.raises(ManagerError) as e:
-        await manager.take_hint(on.id, who, on.ply + 1)
+        await turns.take_hint(manager.kernel, on.id, who, on.ply + 1)
     assert e.value.code == "stale"
-    assert (await manager.take_hint(on.id, who, on.ply)).first
+    assert (await turns.take_hint(manager.kernel, on.id, who, on.ply)).first
 
     drafting = await new_game(manager)  # standard setup: the goal draft first
     assert drafting.status is GameStatus.DRAFT
     with pytest.raises(ManagerError) as e:
-        await manager.take_hint(drafting.id, ANN.id, drafting.ply)
+        await turns.take_hint(manager.kernel, drafting.id, ANN.id, drafting.ply)
     assert e.value.code == "not_your_turn"
 
 
@@ -120,18 +116,20 @@ async def test_a_game_with_hints_counts_for_nothing(manager: Manager) -> None:
     plain = await play_out(manager, await new_game(manager, people=(BOB,), setup="beginner"),
                            random.Random(3))
     assert plain.status is GameStatus.OVER
-    ann, bob = await manager.user_stats(ANN.id, GUILD), await manager.user_stats(BOB.id, GUILD)
-    board = await manager.leaderboard(GUILD)
+    ann, bob = await queries.user_stats(manager.kernel,
+                                        ANN.id, GUILD), await queries.user_stats(manager.kernel,
+                                                                                 BOB.id, GUILD)
+    board = await queries.leaderboard(manager.kernel, GUILD)
     g = await new_game(manager, people=(BOB,), setup="beginner", hints=True)
     who = g.current_user_id
     assert who is not None
-    await manager.take_hint(g.id, who, g.ply)
-    g = await play_out(manager, await manager.get_game(g.id), random.Random(4))
+    await turns.take_hint(manager.kernel, g.id, who, g.ply)
+    g = await play_out(manager, await queries.game(manager.kernel, g.id), random.Random(4))
     assert g.status is GameStatus.OVER and g.hints_used
     assert all(not r.counted for r in await manager.store.results(g.id))
-    assert await manager.user_stats(ANN.id, GUILD) == ann
-    assert await manager.user_stats(BOB.id, GUILD) == bob
-    assert await manager.leaderboard(GUILD) == board
+    assert await queries.user_stats(manager.kernel, ANN.id, GUILD) == ann
+    assert await queries.user_stats(manager.kernel, BOB.id, GUILD) == bob
+    assert await queries.leaderboard(manager.kernel, GUILD) == board
 
 
 # --------------------------------------------------------------------------- reviews
@@ -148,14 +146,15 @@ async def test_review_refusals(manager: Manager, service: ReviewService) -> None
         await service.review(done.id, 4242)
     assert e.value.code == "not_a_player"
     left = await new_game(manager, people=(BOB,), setup="beginner")
-    await manager.leave_game(left.id, BOB.id)
-    left_done = await play_out(manager, await manager.get_game(left.id), random.Random(6))
+    await leaving.leave_game(manager.kernel, left.id, BOB.id)
+    left_done = await play_out(manager, await queries.game(manager.kernel,
+                                                           left.id), random.Random(6))
     assert left_done.status is GameStatus.OVER
     with pytest.raises(ManagerError) as e:
         await service.review(left.id, BOB.id)
     assert e.value.code == "review_left"
     gone = await new_game(manager, setup="beginner")
-    await manager.abandon(gone.id, ANN.id)
+    await leaving.abandon(manager.kernel, gone.id, ANN.id)
     with pytest.raises(ManagerError) as e:
         await service.review(gone.id, ANN.id)
     assert e.value.code == "review_unfinished"
@@ -165,7 +164,7 @@ async def test_review_refusals(manager: Manager, service: ReviewService) -> None
 async def test_review_is_computed_once_then_stored(manager: Manager,
                                                    service: ReviewService) -> None:
     secret = 7_318_502_244_618_391_117  # a game seed as the bot draws them (63 random bits)
-    manager.seed_source = lambda: secret  # the fixture's seeds are 1, 2, ...
+    manager.kernel.seed_source = lambda: secret  # the fixture's seeds are 1, 2, ...
     g = await play_out(manager, await new_game(manager, people=(BOB,)), random.Random(7))
     assert g.status is GameStatus.OVER and g.state is not None
     first, twin = await asyncio.gather(service.review(g.id, BOB.id), service.review(g.id, BOB.id))
@@ -178,7 +177,7 @@ async def test_review_is_computed_once_then_stored(manager: Manager,
     final = next(r.total for r in await manager.store.results(g.id) if r.seat == bob_seat)
     assert first.review.final_score == final
 
-    row = await manager.store.review(g.id, first.seat)
+    row = await review_store.review(manager.store, g.id, first.seat)
     assert row is not None and row.user_id == BOB.id and row.accuracy == first.review.accuracy
     # Nothing secret in what is stored: not the game's seed, not the bag, not a hand.
     data = json.loads(row.data)
@@ -229,7 +228,7 @@ async def test_a_busy_hint_marks_nothing(manager: Manager, service: ReviewServic
     with pytest.raises(ReviewsBusyError):
         await service.hints(g.id, ANN.id, g.ply)
     assert await snapshot(manager, g.id) == before
-    assert not (await manager.get_game(g.id, fresh=True)).hints_used
+    assert not (await queries.game(manager.kernel, g.id, fresh=True)).hints_used
 
 
 
@@ -277,12 +276,12 @@ async def test_hinted_games_are_left_out_of_the_average_accuracy(
     g = await new_game(manager, people=(BOB,), setup="beginner", hints=True)
     who = g.current_user_id
     assert who is not None
-    await manager.take_hint(g.id, who, g.ply)
-    hinted = await play_out(manager, await manager.get_game(g.id), random.Random(4))
+    await turns.take_hint(manager.kernel, g.id, who, g.ply)
+    hinted = await play_out(manager, await queries.game(manager.kernel, g.id), random.Random(4))
     assert plain.status is hinted.status is GameStatus.OVER and hinted.hints_used
     mine = await service.review(plain.id, BOB.id)
     helped = await service.review(hinted.id, BOB.id)
     assert helped.computed  # the hinted game is reviewed all the same, on request
     count, mean = await service.accuracy(BOB.id)
     assert count == 1 and mean == pytest.approx(mine.review.accuracy)
-    assert await manager.store.review(hinted.id, helped.seat) is not None
+    assert await review_store.review(manager.store, hinted.id, helped.seat) is not None

@@ -16,9 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core import lobby, queries
 from bot.core.clock import FakeClock, to_ms
+from bot.core.kernel import Kernel
 from bot.core.manager import Manager, ManagerConfig
-from bot.core.models import GameStatus, Notice, NoticeKind
+from bot.core.models import GameStatus
+from bot.core.notices import Notice, NoticeKind
 from bot.core.outbox import DeliveryError, Receipt
 from bot.core.storage import GameWrite, NoticeDraft, ResultRow
 from tests.core.conftest import ANN, BOB, CAT, DAN, RecordingDelivery, new_game, seeds, step
@@ -45,13 +48,13 @@ async def sqlite_pragma(m: Manager, name: str) -> int | None:
 async def poison(m: Manager, game_id: int) -> None:
     """Make a game unloadable (its stored state is not JSON any more)."""
     await raw_sql(m, f"UPDATE games SET state = '{{broken' WHERE id = {game_id}")
-    m.forget(game_id)
+    m.kernel.forget(game_id)
 
 
 async def test_poisoned_timers_back_off_and_never_block_the_others(
         manager: Manager, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
-    m = Manager(manager.store, clock=clock, seed_source=seeds(100),
-                config=ManagerConfig(sweep_batch=5, reminder_gap=timedelta(0)))
+    m = Manager(Kernel(manager.store, clock=clock, seed_source=seeds(100),
+                config=ManagerConfig(sweep_batch=5, reminder_gap=timedelta(0))))
     broken = [await new_game(m, people=(BOB,), setup="beginner", timeout_action="remind",
                              turn_hours=1) for _ in range(12)]
     clock.advance(minutes=1)  # the healthy games' timers come due after the broken ones'
@@ -70,7 +73,7 @@ async def test_poisoned_timers_back_off_and_never_block_the_others(
     caplog.clear()
     again = await m.sweep()
     assert again.failed == 0 and again.reminders == 0
-    assert m.timer_failures == 12
+    assert m.kernel.timer_failures == 12
     # Later they are tried again, counted again, logged no more.
     clock.advance(minutes=2)
     with caplog.at_level(logging.ERROR, logger="calico.manager"):
@@ -87,8 +90,8 @@ async def test_a_long_lane_does_not_hold_another_games_first_notice(manager: Man
     backlog = [NoticeDraft(NoticeKind.ENDED.value, None, row.ply, '{"reason":"test"}')
                for _ in range(300)]
     await manager.store.commit(GameWrite(game_id=busy.id, expect_version=row.version,
-                                         now=to_ms(manager.now()), notices=backlog))
-    manager.forget(busy.id)
+                                         now=to_ms(manager.kernel.now()), notices=backlog))
+    manager.kernel.forget(busy.id)
     other = await new_game(manager, host=CAT, computers=1, setup="beginner")
     order: list[int] = []
 
@@ -159,7 +162,7 @@ async def test_retention_prunes_only_what_may_be_pruned(manager: Manager,
     # One notice that keeps failing stays pending all along.
     stuck_game = await new_game(manager, host=ANN, computers=1, setup="beginner")
     stuck = next(n for n in await manager.store.notices(stuck_game.id)
-                 if n.kind is NoticeKind.STARTED)
+                 if n.kind == NoticeKind.STARTED)
     failing = RecordingDelivery(fail={stuck.key: [DeliveryError("503")] * 1000})
     d = manager.dispatcher(failing, max_delay=3600, ttl=timedelta(days=30))
     await d.run_once()
@@ -180,8 +183,8 @@ async def test_retention_prunes_only_what_may_be_pruned(manager: Manager,
     # What a finished game needs for stats, replays and reviews stays.
     assert len(await manager.store.moves(over.id)) == moves_before
     assert len(await manager.store.results(over.id)) == 2
-    assert (await manager.get_game(over.id)).status is GameStatus.OVER
-    assert (await manager.get_game(playing.id)).status.active
+    assert (await queries.game(manager.kernel, over.id)).status is GameStatus.OVER
+    assert (await queries.game(manager.kernel, playing.id)).status.active
 
 
 @settings(max_examples=8, deadline=None,
@@ -201,7 +204,7 @@ async def test_leaderboard_totals_equal_the_results_recomputed(
     await raw_sql(m, "DELETE FROM results")
     expected: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for guild, seats, totals, counted, users in data:
-        g = await m.create_game(ANN, guild, 1)
+        g = await lobby.create_game(m.kernel, ANN, guild, 1)
         best = max(totals[:seats])
         rows = [ResultRow(g.id, s, users[s], guild, totals[s], 1 if totals[s] == best else 2,
                           totals[s] == best, counted[s], "{}", 0) for s in range(seats)]
@@ -222,7 +225,7 @@ async def test_leaderboard_totals_equal_the_results_recomputed(
         assert row is not None and (row.games, row.wins, row.score_sum, row.best) == (
             games, wins, total, best)
     for scope in (0, 11, 12, 13):
-        board = await m.leaderboard(scope, limit=10)
+        board = await queries.leaderboard(m.kernel, scope, limit=10)
         want = sorted(((u, *v) for (s, u), v in expected.items() if s == scope),
                       key=lambda t: (-t[2], -t[3] / t[1], -t[1], t[0]))
         assert [e.user_id for e in board] == [w[0] for w in want]
@@ -245,10 +248,10 @@ async def test_only_a_few_ended_games_stay_parsed_in_memory(db_path: str,
             assert g.status is GameStatus.OVER
             ended.append(g)
         playing = await new_game(m, host=ANN, people=(BOB,), setup="beginner")
-        cached = {g.id for g in m.cached_games() if not g.status.active}
+        cached = {g.id for g in m.kernel.cached_games() if not g.status.active}
         assert cached == {ended[2].id, ended[3].id}  # the newest two
-        assert m.cached(playing.id) is not None  # games in play stay
-        first = await m.get_game(ended[0].id)
+        assert m.kernel.cached(playing.id) is not None  # games in play stay
+        first = await queries.game(m.kernel, ended[0].id)
         assert first.status is GameStatus.OVER and first.state == ended[0].state
     finally:
         await m.close()

@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot.core import flow
+from bot.core import flow, lobby, queries, turns
 from bot.core.clock import FakeClock
+from bot.core.kernel import Kernel
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, NoticeKind, UserRef
+from bot.core.models import GameInfo, GameStatus, UserRef
+from bot.core.notices import NoticeKind
 from bot.core.thinking import MAX_FAILURES, TurnQueue
 from tests.core.conftest import ANN, BOB, CAT, any_move, new_game, seeds, settled
 
@@ -159,7 +161,7 @@ def _gate(monkeypatch: pytest.MonkeyPatch, only: Manager | None) -> Gate:
     real = flow.choose
 
     async def choose(k: Any, state: Any, seat: int, level: str) -> Any:
-        if flow.thinks(level) and (only is None or k is only):
+        if flow.thinks(level) and (only is None or k is only.kernel):
             g.asked.append(_game_of(k, state))
             await g.open.wait()
         return await real(k, state, seat, level)
@@ -168,7 +170,7 @@ def _gate(monkeypatch: pytest.MonkeyPatch, only: Manager | None) -> Gate:
     return g
 
 
-def _game_of(k: Manager, state: Any) -> int:
+def _game_of(k: Kernel, state: Any) -> int:
     # The game whose state this is (the flow hands the state, not the game).
     for live in k.cached_games():
         if live.state is state:
@@ -183,10 +185,10 @@ async def computer_game(m: Manager, host: UserRef = ANN, levels: tuple[str, ...]
     g = await new_game(m, host, computers=0, players=1 + len(levels), start=False,
                        setup="beginner", first="pet" if host_first else "random")
     for level in levels:
-        await m.add_computer(g.id, host.id, level)
+        await lobby.add_computer(m.kernel, g.id, host.id, level)
     if host_first:
-        await m.claim_first(g.id, host.id)
-    return await settled(m, await m.start(g.id, host.id))
+        await lobby.claim_first(m.kernel, g.id, host.id)
+    return await settled(m, await lobby.start(m.kernel, g.id, host.id))
 
 
 async def test_the_click_is_answered_before_the_computer_moves(manager: Manager,
@@ -197,20 +199,20 @@ async def test_the_click_is_answered_before_the_computer_moves(manager: Manager,
     gate.open.clear()
     moves = len(await manager.store.moves(g.id))
     r = await asyncio.wait_for(
-        manager.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id)), 5)
+        turns.play_turn(manager.kernel, g.id, ANN.id, g.ply, any_move(g, ANN.id)), 5)
     # Answered with the person's own move stored, the computer still to think.
     assert r.game.current_user_id is None and r.game.status is GameStatus.PLAY
     stored = await manager.store.moves(g.id)
     assert len(stored) == moves + 1 and stored[-1].played_by == "user"
-    table = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.TABLE]
-    assert table[-1].payload["by"] == "user"  # the thread hears of the person's move now
+    table = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.TABLE]
+    assert table[-1].body.by == "user"  # the thread hears of the person's move now
     gate.open.set()
-    await asyncio.wait_for(manager.computers_idle(), 30)
-    after = await manager.get_game(g.id)
+    await asyncio.wait_for(manager.kernel.computers_idle(), 30)
+    after = await queries.game(manager.kernel, g.id)
     assert after.current_user_id == ANN.id
     assert (await manager.store.moves(g.id))[-1].played_by == "computer"
     prompts = [n for n in await manager.store.notices(g.id)
-               if n.kind is NoticeKind.TURN_PROMPT and n.user_id == ANN.id]
+               if n.kind == NoticeKind.TURN_PROMPT and n.user_id == ANN.id]
     assert prompts[-1].ply == after.ply  # her next turn's prompt follows the computer's move
 
 
@@ -225,13 +227,13 @@ async def test_computer_turns_are_queued_fairly_across_games(manager: Manager,
     gate.open.clear()
     gate.asked.clear()
     for g, who in zip(games, (ANN, BOB, CAT), strict=True):
-        await manager.play_turn(g.id, who.id, g.ply, any_move(g, who.id))
+        await turns.play_turn(manager.kernel, g.id, who.id, g.ply, any_move(g, who.id))
     gate.open.set()
-    await asyncio.wait_for(manager.computers_idle(), 30)
+    await asyncio.wait_for(manager.kernel.computers_idle(), 30)
     a, b, c = (g.id for g in games)
     assert gate.asked == [a, b, c, a]
     for g, who in zip(games, (ANN, BOB, CAT), strict=True):
-        assert (await manager.get_game(g.id)).current_user_id == who.id
+        assert (await queries.game(manager.kernel, g.id)).current_user_id == who.id
 
 
 async def test_a_game_ending_on_a_computer_move_ends(manager: Manager) -> None:
@@ -239,12 +241,12 @@ async def test_a_game_ending_on_a_computer_move_ends(manager: Manager) -> None:
     g = await computer_game(manager, host_first=True)
     while g.status.active:
         assert g.current_user_id == ANN.id
-        g = await settled(manager, (await manager.play_turn(
+        g = await settled(manager, (await turns.play_turn(manager.kernel,
             g.id, ANN.id, g.ply, any_move(g, ANN.id))).game)
     assert g.status is GameStatus.OVER
     moves = await manager.store.moves(g.id)
     assert moves[-1].played_by == "computer"  # Ann played first: the computer ends it
-    over = [n for n in await manager.store.notices(g.id) if n.kind is NoticeKind.GAME_OVER]
+    over = [n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.GAME_OVER]
     assert len(over) == 1
 
 
@@ -255,24 +257,24 @@ async def test_turns_queued_at_shutdown_are_played_after_the_next_start(
     gate.open.set()
     g = await computer_game(m)
     gate.open.clear()
-    await m.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id))
+    await turns.play_turn(m.kernel, g.id, ANN.id, g.ply, any_move(g, ANN.id))
     # Past the grace, this process's own sweep finds the turn (already queued): it keeps the
     # timer's claim meanwhile, so no other process plays it twice.
-    clock.advance(m.config.computer_grace)
+    clock.advance(m.kernel.config.computer_grace)
     assert (await m.sweep()).computer_moves == 1
     await m.close()  # the queued turn is left to its timer, its claim given back
 
     m2 = await Manager.open(db_path, clock=clock, exclusive=False)
     try:
-        assert (await m2.get_game(g.id)).current_user_id is None
+        assert (await queries.game(m2.kernel, g.id)).current_user_id is None
         assert (await m2.sweep()).computer_moves == 1
-        await asyncio.wait_for(m2.computers_idle(), 30)
-        after = await m2.get_game(g.id)
+        await asyncio.wait_for(m2.kernel.computers_idle(), 30)
+        after = await queries.game(m2.kernel, g.id)
         assert after.current_user_id == ANN.id
         computer = [mv for mv in await m2.store.moves(g.id) if mv.played_by == "computer"]
         assert computer[-1].ply == after.ply - 1
-        table = [n for n in await m2.store.notices(g.id) if n.kind is NoticeKind.TABLE
-                 and n.payload["by"] == "computer" and n.ply == after.ply]
+        table = [n for n in await m2.store.notices(g.id) if n.kind == NoticeKind.TABLE
+                 and n.body.by == "computer" and n.ply == after.ply]
         assert len(table) == 1  # posted once
     finally:
         await m2.close()
@@ -304,7 +306,7 @@ async def test_two_processes_never_post_one_computer_turn_twice(
         assert after.current_user_id == ANN.id and after.ply == g.ply + 2
         moves = [mv for mv in await b.store.moves(g.id) if mv.ply == g.ply + 1]
         assert len(moves) == 1 and moves[0].played_by == "computer"
-        posts = [n for n in await b.store.notices(g.id) if n.kind is NoticeKind.TABLE
+        posts = [n for n in await b.store.notices(g.id) if n.kind == NoticeKind.TABLE
                  and n.ply == g.ply + 2]
         assert len(posts) == 1
     finally:

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bot.core import leaving, lobby, queries
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import GameInfo, GameStatus, NoticeKind, TimeoutAction
+from bot.core.models import GameInfo, GameStatus, TimeoutAction
+from bot.core.notices import Ended, NoticeKind
 from bot.core.storage import TimerRow
 from bot.core.timers import Step, decide
 from tests.core.conftest import ANN, BOB, CAT, DAN, new_game, step
 
 
 async def notices(m: Manager, game_id: int | None, kind: NoticeKind) -> list:  # type: ignore[type-arg]
-    return [n for n in await m.store.notices(game_id) if n.kind is kind]
+    return [n for n in await m.store.notices(game_id) if n.kind == kind]
 
 
 async def test_half_time_reminder_then_remind_until_the_cut_off(manager: Manager,
@@ -29,8 +31,8 @@ async def test_half_time_reminder_then_remind_until_the_cut_off(manager: Manager
     report = await manager.sweep()
     assert report.reminders == 1
     [r] = await notices(manager, g.id, NoticeKind.REMINDER)
-    assert r.user_id == who and r.payload["final"] is False and r.payload["waiting"] == [g.id]
-    assert r.payload["action"] == "remind" and r.payload["deadline_at"] == g.deadline_at.isoformat()
+    assert r.user_id == who and r.body.final is False and r.body.waiting == (g.id,)
+    assert r.body.action == "remind" and r.body.deadline_at == g.deadline_at.isoformat()
     assert (await manager.sweep()).reminders == 0  # nothing more is due
     sent = 1
     for _ in range(10):
@@ -39,11 +41,11 @@ async def test_half_time_reminder_then_remind_until_the_cut_off(manager: Manager
         sent += report.reminders
         if report.stalled:
             break
-    assert sent == manager.config.max_reminders
+    assert sent == manager.kernel.config.max_reminders
     assert report.stalled == 1
     reminders = await notices(manager, g.id, NoticeKind.REMINDER)
-    assert [n.payload["final"] for n in reminders] == [False] * (sent - 1) + [True]
-    after = await manager.get_game(g.id)
+    assert [n.body.final for n in reminders] == [False] * (sent - 1) + [True]
+    after = await queries.game(manager.kernel, g.id)
     assert after.ply == g.ply and after.status is GameStatus.PLAY  # nobody played for them
     clock.advance(days=3)
     assert (await manager.sweep()).reminders == 0  # stalled: silence until the idle limit
@@ -56,17 +58,17 @@ async def test_autopilot_plays_one_move_and_keeps_the_seat(manager: Manager,
     clock.advance(hours=12)
     [_] = [(await manager.sweep()).reminders]
     [r] = await notices(manager, g.id, NoticeKind.REMINDER)
-    assert r.payload["final"] is True  # the next thing is the autopilot move
+    assert r.body.final is True  # the next thing is the autopilot move
     clock.advance(hours=12)
     report = await manager.sweep()
     assert report.autoplayed == 1
-    after = await manager.get_game(g.id)
+    after = await queries.game(manager.kernel, g.id)
     assert after.ply == g.ply + 1 and all(s.ai_level is None for s in after.seats)
     assert after.current_user_id != who
     [move] = await manager.store.moves(g.id)
     assert move.played_by == "autopilot"
     table = (await notices(manager, g.id, NoticeKind.TABLE))[-1]
-    assert table.payload["autoplayed"] is True and table.payload["by"] == "autopilot"
+    assert table.body.autoplayed is True and table.body.by == "autopilot"
     prompts = await notices(manager, g.id, NoticeKind.TURN_PROMPT)
     assert prompts[-1].user_id == after.current_user_id
     # The absent player is still a player: their next turn is theirs again.
@@ -80,10 +82,10 @@ async def test_computer_takes_over_the_seat(manager: Manager, clock: FakeClock) 
     clock.advance(hours=24)
     report = await manager.sweep()
     assert report.converted == 1
-    after = await manager.get_game(g.id)
+    after = await queries.game(manager.kernel, g.id)
     assert after.seat_of(absent) is None and after.current_user_id == present  # type: ignore[arg-type]
     [changed] = await notices(manager, g.id, NoticeKind.SEAT_CHANGED)
-    assert changed.payload["reason"] == "timeout"
+    assert changed.body.reason == "timeout"
     # From now on the computer answers at once.
     after = await step(manager, after, present)
     assert after.current_user_id == present
@@ -98,10 +100,10 @@ async def test_draft_running_out_gets_the_default_choice(manager: Manager,
     clock.advance(hours=12)
     assert (await manager.sweep()).reminders == 1
     [r] = await notices(manager, g.id, NoticeKind.REMINDER)
-    assert r.user_id == BOB.id and r.payload["phase"] == "draft" and r.payload["final"] is True
+    assert r.user_id == BOB.id and r.body.phase == "draft" and r.body.final is True
     clock.advance(hours=12)
     assert (await manager.sweep()).autoplayed == 1
-    after = await manager.get_game(g.id)
+    after = await queries.game(manager.kernel, g.id)
     assert after.status is GameStatus.PLAY and after.seat_of(BOB.id) is not None
     assert after.deadline_at == clock.now() + timedelta(hours=24)
 
@@ -112,14 +114,14 @@ async def test_reminders_are_rate_limited_per_user_across_games(manager: Manager
     for host in (BOB, CAT, DAN):
         g = await new_game(manager, host=host, people=(ANN,), setup="beginner", first="pet",
                            start=False, timeout_action="remind")
-        await manager.claim_first(g.id, ANN.id)
-        games.append(await manager.start(g.id, host.id))
+        await lobby.claim_first(manager.kernel, g.id, ANN.id)
+        games.append(await lobby.start(manager.kernel, g.id, host.id))
     assert all(g.current_user_id == ANN.id for g in games)
     clock.advance(hours=12)
     report = await manager.sweep()
     assert (report.reminders, report.reminders_skipped) == (1, 2)
     [r] = await notices(manager, None, NoticeKind.REMINDER)
-    assert sorted(r.payload["waiting"]) == sorted(g.id for g in games)  # one DM names all
+    assert sorted(r.body.waiting) == sorted(g.id for g in games)  # one DM names all
     clock.advance(hours=12)  # the deadline: another reminder, again one for all games
     report = await manager.sweep()
     assert (report.reminders, report.reminders_skipped) == (1, 2)
@@ -127,10 +129,10 @@ async def test_reminders_are_rate_limited_per_user_across_games(manager: Manager
 
 async def test_reminders_off_still_applies_the_deadline(manager: Manager,
                                                         clock: FakeClock) -> None:
-    await manager.set_settings(BOB.id, reminders=False)
+    await queries.set_settings(manager.kernel, BOB.id, reminders=False)
     g = await new_game(manager, people=(BOB,), setup="beginner", first="pet", start=False)
-    await manager.claim_first(g.id, BOB.id)
-    g = await manager.start(g.id, ANN.id)
+    await lobby.claim_first(manager.kernel, g.id, BOB.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     clock.advance(hours=12)
     report = await manager.sweep()
     assert (report.reminders, report.reminders_skipped) == (0, 1)
@@ -144,15 +146,15 @@ async def test_idle_games_end_and_say_so(manager: Manager, clock: FakeClock) -> 
     lobby = await new_game(manager, host=CAT, players=2, start=False)
     clock.advance(days=29, hours=23)
     await manager.sweep()
-    assert (await manager.get_game(g.id)).status is GameStatus.PLAY
+    assert (await queries.game(manager.kernel, g.id)).status is GameStatus.PLAY
     clock.advance(hours=1)
     report = await manager.sweep()
     assert report.ended == 2
-    after = await manager.get_game(g.id)
+    after = await queries.game(manager.kernel, g.id)
     assert after.status is GameStatus.ABANDONED and after.end_reason == "idle"
-    assert (await manager.get_game(lobby.id)).status is GameStatus.CANCELLED
+    assert (await queries.game(manager.kernel, lobby.id)).status is GameStatus.CANCELLED
     [ended] = await notices(manager, g.id, NoticeKind.ENDED)
-    assert ended.payload == {"reason": "idle"}
+    assert ended.body == Ended(reason="idle")
     assert await manager.store.timers(g.id) == []
 
 
@@ -162,7 +164,7 @@ async def test_a_move_restarts_the_idle_clock(manager: Manager, clock: FakeClock
     g = await step(manager, g, g.current_user_id)  # type: ignore[arg-type]
     clock.advance(days=20)
     await manager.sweep()
-    assert (await manager.get_game(g.id)).status is GameStatus.PLAY
+    assert (await queries.game(manager.kernel, g.id)).status is GameStatus.PLAY
 
 
 async def test_timer_of_a_finished_turn_does_nothing(manager: Manager, clock: FakeClock) -> None:
@@ -225,11 +227,11 @@ async def test_a_person_alone_has_no_turn_clock(manager: Manager, clock: FakeClo
     g = await new_game(manager, computers=2)  # one person and two computers
     assert g.deadline_at is None
     [prompt] = await notices(manager, g.id, NoticeKind.DRAFT_PROMPT)
-    assert prompt.payload["deadline_at"] is None
+    assert prompt.body.deadline_at is None
     clock.advance(days=10)
     report = await manager.sweep()
     assert (report.reminders, report.autoplayed, report.reminders_skipped) == (0, 0, 0)
-    assert (await manager.get_game(g.id)).ply == g.ply
+    assert (await queries.game(manager.kernel, g.id)).ply == g.ply
     clock.advance(days=21)
     assert (await manager.sweep()).ended == 1  # the idle limit still applies
 
@@ -237,10 +239,10 @@ async def test_a_person_alone_has_no_turn_clock(manager: Manager, clock: FakeClo
 async def test_the_clock_stops_when_only_one_person_is_left(manager: Manager,
                                                             clock: FakeClock) -> None:
     g = await new_game(manager, people=(BOB,), setup="beginner", first="pet", start=False)
-    await manager.claim_first(g.id, ANN.id)
-    g = await manager.start(g.id, ANN.id)
+    await lobby.claim_first(manager.kernel, g.id, ANN.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
     assert g.deadline_at is not None
-    g = await manager.leave_game(g.id, BOB.id)
+    g = await leaving.leave_game(manager.kernel, g.id, BOB.id)
     assert g.deadline_at is None and g.current_user_id == ANN.id
     assert [t.kind for t in await manager.store.timers(g.id)] == ["idle"]
     clock.advance(days=2)
@@ -251,9 +253,9 @@ async def _closed_dms_game(manager: Manager, **options: object) -> GameInfo:
     """Ann and Bob; Bob plays first and his DMs are known to be closed."""
     g = await new_game(manager, people=(BOB,), setup="beginner", first="pet", start=False,
                        **options)
-    await manager.claim_first(g.id, BOB.id)
-    g = await manager.start(g.id, ANN.id)
-    await manager.dm_failed(g.id, BOB.id)
+    await lobby.claim_first(manager.kernel, g.id, BOB.id)
+    g = await lobby.start(manager.kernel, g.id, ANN.id)
+    await leaving.dm_failed(manager.kernel, g.id, BOB.id)
     return g
 
 
@@ -265,8 +267,8 @@ async def test_closed_dms_get_the_reminder_in_the_thread(manager: Manager,
     assert (report.reminders, report.reminders_in_thread, report.reminders_skipped) == (1, 1, 0)
     [r] = await notices(manager, g.id, NoticeKind.REMINDER)
     assert r.user_id is None  # a thread post, not a DM
-    assert r.payload["user_id"] == BOB.id and r.payload["in_thread"] is True
-    assert r.payload["final"] is False and r.payload["waiting"] == [g.id]
+    assert r.body.user_id == BOB.id and r.body.in_thread is True
+    assert r.body.final is False and r.body.waiting == (g.id,)
 
 
 async def test_thread_reminders_are_rate_limited_per_user(manager: Manager,
@@ -275,20 +277,20 @@ async def test_thread_reminders_are_rate_limited_per_user(manager: Manager,
     for host in (BOB, CAT):
         g = await new_game(manager, host=host, people=(ANN,), setup="beginner", first="pet",
                            start=False, timeout_action="remind")
-        await manager.claim_first(g.id, ANN.id)
-        games.append(await manager.start(g.id, host.id))
-    await manager.dm_failed(games[0].id, ANN.id)
+        await lobby.claim_first(manager.kernel, g.id, ANN.id)
+        games.append(await lobby.start(manager.kernel, g.id, host.id))
+    await leaving.dm_failed(manager.kernel, games[0].id, ANN.id)
     clock.advance(hours=12)
     report = await manager.sweep()
     assert (report.reminders, report.reminders_in_thread, report.reminders_skipped) == (1, 1, 1)
     [r] = await notices(manager, None, NoticeKind.REMINDER)
-    assert r.user_id is None and r.payload["user_id"] == ANN.id
-    assert sorted(r.payload["waiting"]) == sorted(g.id for g in games)  # one post names both
+    assert r.user_id is None and r.body.user_id == ANN.id
+    assert sorted(r.body.waiting) == sorted(g.id for g in games)  # one post names both
 
 
 async def test_reminders_off_means_none_in_the_thread_either(manager: Manager,
                                                              clock: FakeClock) -> None:
-    await manager.set_settings(BOB.id, reminders=False)
+    await queries.set_settings(manager.kernel, BOB.id, reminders=False)
     g = await _closed_dms_game(manager, timeout_action="remind")
     clock.advance(hours=12)
     report = await manager.sweep()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries, turns
 from tests.procfs import alive, command, descendants, wait_gone
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,7 @@ async def test_a_computer_turn_whose_worker_died_is_still_played(tmp_path: Path)
     m = await Manager.open(tmp_path / "calico.db", computers=pool, seed_source=seeds())
     try:
         g = await computer_game(m, levels=("strong",))
-        await m.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id))
+        await turns.play_turn(m.kernel, g.id, ANN.id, g.ply, any_move(g, ANN.id))
         for _ in range(500):  # the computer's job handed to the worker
             if pool.in_flight:
                 break
@@ -70,9 +71,9 @@ async def test_a_computer_turn_whose_worker_died_is_still_played(tmp_path: Path)
         await asyncio.sleep(0.05)
         (worker,) = pool._executor._processes  # the one worker process
         os.kill(worker, signal.SIGKILL)
-        await asyncio.wait_for(m.computers_idle(), 60)
+        await asyncio.wait_for(m.kernel.computers_idle(), 60)
         assert pool.restarts == 1
-        assert (await m.get_game(g.id)).current_user_id == ANN.id
+        assert (await queries.game(m.kernel, g.id)).current_user_id == ANN.id
         assert (await m.store.moves(g.id))[-1].played_by == "computer"
         assert list(pool._executor._processes) != [worker]
     finally:

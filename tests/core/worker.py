@@ -17,9 +17,11 @@ import json
 import sys
 from datetime import UTC, datetime
 
+from bot.core import turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import ManagerError, Notice
+from bot.core.models import ManagerError
+from bot.core.notices import Notice
 from bot.core.outbox import Receipt
 
 
@@ -36,7 +38,8 @@ class SlowDelivery:
 async def click(db: str, game: int, user: int, ply: int, move: str, n: int) -> dict[str, object]:
     m = await Manager.open(db)
     try:
-        results = await asyncio.gather(*(m.play_turn(game, user, ply, move) for _ in range(n)),
+        results = await asyncio.gather(*(turns.play_turn(m.kernel,
+                                                         game, user, ply, move) for _ in range(n)),
                                        return_exceptions=True)
     finally:
         await m.close()

@@ -8,7 +8,7 @@ import asyncio
 import sys
 
 from bot.core.computers import ComputerPool
-from bot.core.review import Lane
+from bot.core.review.service import Lane
 
 
 async def main() -> None:

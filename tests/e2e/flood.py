@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.core import queries
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
 from engine.ai import make_player
@@ -113,7 +114,7 @@ async def opened(env: DiscordEnv, user: str, command: str, **options: Any) -> in
 
 async def play_turn(env: DiscordEnv, reader: Manager, names: dict[int, str], game_id: int,
                     report: FloodReport) -> GameInfo:
-    game = await reader.get_game(game_id, fresh=True)
+    game = await queries.game(reader.kernel, game_id, fresh=True)
     uid = game.current_user_id
     assert uid is not None
     user = names[uid]
@@ -133,7 +134,7 @@ async def play_turn(env: DiscordEnv, reader: Manager, names: dict[int, str], gam
     click = await env.click(user, env.get_message(panel.id), custom_id=take)
     report.clicks.append(await answered(click))
     for _ in range(200):
-        game = await reader.get_game(game_id, fresh=True)
+        game = await queries.game(reader.kernel, game_id, fresh=True)
         if game.current_user_id not in (uid, None) or not game.status.active:
             return game
         await asyncio.sleep(0.02)
@@ -203,7 +204,7 @@ async def run_flood(env: DiscordEnv, tmp_path: Path, *, turns: int = 8,
         reader = await Manager.open(db, exclusive=False)
         # mallory's own game: her previews are real pictures.
         solo = await opened(env, "mallory", "solo", setup="beginner")
-        mine = await reader.get_game(solo, fresh=True)
+        mine = await queries.game(reader.kernel, solo, fresh=True)
         mallory = env.user("mallory").id
         move = move_for(mine, mallory)
         panel = await panel_of(env, "mallory", solo, mine.ply)
@@ -219,7 +220,7 @@ async def run_flood(env: DiscordEnv, tmp_path: Path, *, turns: int = 8,
                ).wait_response(timeout=TIMEOUT)
         names = {env.user(n).id: n for n in ("alice", "bob")}
         for _ in range(100):
-            game = await reader.get_game(table, fresh=True)
+            game = await queries.game(reader.kernel, table, fresh=True)
             if game.status is GameStatus.PLAY:
                 break
             await asyncio.sleep(0.05)
@@ -232,7 +233,7 @@ async def run_flood(env: DiscordEnv, tmp_path: Path, *, turns: int = 8,
             # At least ``turns`` each, and on for as long as the flood lasts.
             played = 0
             for _ in range(80):
-                before = await reader.get_game(table, fresh=True)
+                before = await queries.game(reader.kernel, table, fresh=True)
                 if before.status is not GameStatus.PLAY:
                     break
                 game = await play_turn(env, reader, names, table, report)

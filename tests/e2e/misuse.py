@@ -21,8 +21,9 @@ import pytest
 from bot.adapter import policy
 from bot.adapter.client import CalicoBot
 from bot.adapter.ui import custom_ids as ids
-from bot.core import tournament as tour
+from bot.core import queries, servers
 from bot.core.models import GameStatus
+from bot.core.tournament import records
 from tests.adapter.harness import bot, settle
 from tests.core.conftest import play_out, snapshot
 from tests.e2e.test_bot_commands import open_lobby, started_table
@@ -78,7 +79,7 @@ async def build(env: DiscordEnv, other: FakeGuild, lounge: FakeChannel, zofia: F
     await inter.wait_followups(1, timeout=15)
     await settle(env)
     manager = bot(env).manager
-    solo = await manager.game_for_thread(env.threads(env.channel)[-1].id)
+    solo = await queries.game_for_thread(manager.kernel, env.threads(env.channel)[-1].id)
     assert solo is not None
     done = await play_out(manager, solo)
     assert done.status is GameStatus.OVER
@@ -86,7 +87,7 @@ async def build(env: DiscordEnv, other: FakeGuild, lounge: FakeChannel, zofia: F
     await inter.wait_response()
     await inter.wait_followups(1)
     await settle(env)
-    [cup] = await tour.listed(manager, env.guild.id)
+    [cup] = await records.listed(manager.kernel, env.guild.id)
     signup = next(m for m in env.messages(env.channel)
                   if f"calico:tj:{cup.id}" in [c.custom_id for c in m.walk_components()])
     await (await env.click("alice", signup, custom_id=f"calico:tj:{cup.id}")).wait_response()
@@ -181,9 +182,9 @@ async def stored(env: DiscordEnv, world: World) -> list[Any]:
     settings."""
     manager = bot(env).manager
     out: list[Any] = [await snapshot(manager, g) for g in world.games]
-    out.append(await tour.get(manager, world.cup))
-    out.append(await manager.get_settings(env.user("zofia").id))
-    out.append(await manager.server_settings(env.guild.id))
+    out.append(await records.get(manager.kernel, world.cup))
+    out.append(await queries.get_settings(manager.kernel, env.user("zofia").id))
+    out.append(await servers.settings(manager.kernel, env.guild.id))
     return out
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
 from engine.hexgrid import cell_name
@@ -40,7 +41,8 @@ async def stored(path: Path, game_id: int) -> tuple[GameInfo, int]:
     """A game as stored in ``path`` and the length of its move log."""
     m = await Manager.open(path, exclusive=False)
     try:
-        return await m.get_game(game_id, fresh=True), len(await m.moves(game_id))
+        return await queries.game(m.kernel,
+                                  game_id, fresh=True), len(await queries.moves(m.kernel, game_id))
     finally:
         await m.close()
 
@@ -74,7 +76,7 @@ async def test_backup_while_playing_check_and_restore(discord_env: DiscordEnv,
 
         async def play() -> None:
             while not stop.is_set():
-                game = await reader.get_game(table, fresh=True)
+                game = await queries.game(reader.kernel, table, fresh=True)
                 if game.status is not GameStatus.PLAY:
                     await asyncio.sleep(0.05)
                     continue

@@ -20,11 +20,15 @@ import pytest
 
 from bot.adapter import policy
 from bot.adapter.client import CalicoBot
-from bot.core import tournament
+from bot.core import lobby, queries, servers
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import GameStatus, LobbyOptions, NoticeKind, UserRef
+from bot.core.models import GameStatus, LobbyOptions, UserRef
+from bot.core.notices import NoticeKind
 from bot.core.storage import NoticeStatus
+from bot.core.tournament import model as tournament_model
+from bot.core.tournament import records as tournament_records
+from bot.core.tournament import signup as tournament_signup
 from bot.settings import Settings
 from bot.words.catalogue import Text
 from engine.config import Setup
@@ -59,18 +63,19 @@ async def finished_game(env: DiscordEnv, db: Path, first: str = "alice",
     manager = await Manager.open(db, clock=FakeClock())
     try:
         one, two = env.user(first), env.user(second)
-        game = await manager.create_game(
+        game = await lobby.create_game(manager.kernel,
             UserRef(one.id, first, one.locale), env.guild.id, env.channel.id,
             LobbyOptions(players=2, setup=Setup.BEGINNER), open_thread=True)
-        await manager.join(game.id, UserRef(two.id, second, two.locale))
+        await lobby.join(manager.kernel, game.id, UserRef(two.id, second, two.locale))
         # Its thread, as the bot would have opened it.
         thread = env.state.add_thread(env.channel, f"Calico #{game.id}", owner=env.bot_user)
-        await manager.attach_thread(game.id, thread.id)
-        game = await play_ai(manager, await manager.start(game.id, one.id), level="random")
+        await lobby.attach_thread(manager.kernel, game.id, thread.id)
+        game = await play_ai(manager, await lobby.start(manager.kernel,
+                                                        game.id, one.id), level="random")
         assert game.status is GameStatus.OVER
-        now = manager.now_ms()
+        now = manager.kernel.now_ms()
         for notice in await manager.store.notices(game.id):
-            if notice.kind is not NoticeKind.GAME_OVER:
+            if notice.kind != NoticeKind.GAME_OVER:
                 await manager.store.finish_notice(notice.id, NoticeStatus.SKIPPED, now)
         return game.id
     finally:
@@ -80,7 +85,7 @@ async def finished_game(env: DiscordEnv, db: Path, first: str = "alice",
 async def score_sheet(env: DiscordEnv, game_id: int) -> FakeMessage:
     """The game's score sheet once the bot posted it (with Replay, Rematch, Review)."""
     await settle(env)
-    game = await bot(env).manager.get_game(game_id, fresh=True)
+    game = await queries.game(bot(env).manager.kernel, game_id, fresh=True)
     assert game.thread_id is not None
     return await env.wait_for_message(game.thread_id, lambda m: "🏁" in m.content,
                                       timeout=15.0)
@@ -111,10 +116,10 @@ async def test_rematch_obeys_the_server_and_cannot_flood_threads(discord_env: Di
 
     # The server opens games in #games only: a rematch of a game played elsewhere is refused
     # like /calico start would be there, privately, and opens nothing.
-    await manager.set_server_settings(env.guild.id, {"games_channel_id": games.id})
+    await servers.update(manager.kernel, env.guild.id, {"games_channel_id": games.id})
     text = await private_text(await env.click("alice", sheet, label="Rematch"))
     assert text == EN("hosting.wrong_channel", channel=f"<#{games.id}>")
-    await manager.set_server_settings(env.guild.id, {}, ("games_channel",))
+    await servers.update(manager.kernel, env.guild.id, {}, ("games_channel",))
     # Someone who may not open threads in the channel may not make the bot do it for them.
     member_overwrite(env, "alice", deny=("create_public_threads",))
     text = await private_text(await env.click("alice", sheet, label="Rematch"))
@@ -154,7 +159,7 @@ async def test_a_refused_start_uses_up_no_start_allowance(discord_env: DiscordEn
     await env.start_client(factory(tmp_path / "s.sqlite3"))  # 3 starts at once, then 1/20 s
     manager = bot(env).manager
     games = env.get_channel("games")
-    await manager.set_server_settings(env.guild.id, {"games_channel_id": games.id})
+    await servers.update(manager.kernel, env.guild.id, {"games_channel_id": games.id})
     for _ in range(4):
         text = await private_text(await env.slash("alice", "calico", "solo"))
         assert text == EN("hosting.wrong_channel", channel=f"<#{games.id}>")
@@ -176,7 +181,7 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
     await ix.wait_followup()
     await settle(env)
     [game_id] = await manager.store.game_ids()
-    game = await manager.get_game(game_id)
+    game = await queries.game(manager.kernel, game_id)
     assert game.thread_id is not None
     lobby = env.messages(game.thread_id)[0]
     await (await env.click("bob", lobby, label=EN("lobby.join"))).wait_response()
@@ -197,10 +202,10 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
                                                    [f"u{bob}"]))
 
     # A tournament alice organises (made through the core: only a manager could create one).
-    now = manager.now_ms()
-    cup = await tournament.create(
+    now = manager.kernel.now_ms()
+    cup = await tournament_signup.create(
         manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, lobby.channel_id,
-        tournament.Spec("Cup", tournament.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+        tournament_model.Spec("Cup", tournament_model.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
                         now + 86_400_000, 72.0))
 
     def organiser(action: str, **options: Any) -> Callable[[], Awaitable[str]]:
@@ -219,7 +224,7 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
         policy.slash("admin"): (admin, EN("hosting.manage_only")),
         policy.slash("abandon"): (abandon, FR("error.manage_guild")),
         "select:lr": (remove_select, EN("error.host_only")),
-        policy.slash("tournament create"): (create_cup, EN("tournament.create_refused")),
+        policy.slash("tournament create"): (create_cup, EN("tournament_model.create_refused")),
         policy.slash("tournament close"): (organiser("close"), not_organiser),
         policy.slash("tournament remove"): (organiser("remove", user="alice"),
                                             not_organiser),
@@ -228,16 +233,16 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
     }
     privileged = {k for k, v in policy.POLICY.items() if isinstance(v, policy.Privileged)}
     assert drivers.keys() == privileged, "drive every privileged entry here"
-    before = await manager.get_game(game_id, fresh=True)
+    before = await queries.game(manager.kernel, game_id, fresh=True)
     for kind, (drive, refusal) in drivers.items():
         assert await drive() == refusal, kind
-    assert await manager.get_game(game_id, fresh=True) == before
-    assert (await manager.server_settings(env.guild.id)).is_default
+    assert await queries.game(manager.kernel, game_id, fresh=True) == before
+    assert (await servers.settings(manager.kernel, env.guild.id)).is_default
     # The cup is as it was (its sign-up post, made meanwhile, is the only change).
-    after = await tournament.get(manager, cup.id)
+    after = await tournament_records.get(manager, cup.id)
     assert (after.status, after.entrants, after.signup_ends_at) == (
         cup.status, cup.entrants, cup.signup_ends_at)
-    assert len(await tournament.listed(manager, env.guild.id)) == 1
+    assert len(await tournament_records.listed(manager, env.guild.id)) == 1
 
     # The host removes bob: the lobby says so, and bob cannot join again.
     select = env.get_message(lobby.id).select(remove)
@@ -247,13 +252,13 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
     await settle(env)
     shown = env.get_message(lobby.id).content
     assert "Bob" not in shown and EN("lobby.removed", count=1) in shown
-    assert (await manager.get_game(game_id, fresh=True)).options.barred == (bob,)
+    assert (await queries.game(manager.kernel, game_id, fresh=True)).options.barred == (bob,)
     text = await private_text(await env.click("bob", env.get_message(lobby.id),
                                               label=EN("lobby.join")))
     assert text == FR("error.removed")
     await (await env.click("carol", env.get_message(lobby.id),
                            label=EN("lobby.join"))).wait_response()
-    assert len((await manager.get_game(game_id, fresh=True)).seats) == 2
+    assert len((await queries.game(manager.kernel, game_id, fresh=True)).seats) == 2
 
     # Autocomplete past its cooldown: no suggestions (it cannot show a message), no error.
     lists = []

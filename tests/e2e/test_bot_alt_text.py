@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from bot.words import describe
@@ -33,7 +34,7 @@ async def test_every_posted_picture_has_alt_text(discord_env: DiscordEnv,
     await inter.wait_response()
     await inter.wait_followup()
     thread = env.threads(env.channel)[-1]
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None
     panel = await wait_panel(env, "alice", game.id, 0, DRAFT_SELECT)
     await draft_via(env, "alice", panel, game)

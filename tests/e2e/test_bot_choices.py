@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries, turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, UserRef
+from bot.core.progress import store as progress_store
+from bot.core.progress.model import AchievementRow
 from bot.core.storage import GameWrite
-from bot.core.storage.base import AchievementRow
 from bot.words.catalogue import Text
 from tests.adapter.harness import bot_factory, settle
 from tests.core.conftest import play_out, seeds, step
@@ -51,7 +53,7 @@ async def test_cats_scenario_path_and_per_seat_voiding(
     await settle(env)
     lobby = env.messages(env.threads(env.channel)[-1].id)[0]
     assert en("lobby.cats", cats="Leo, Callie, Cira") in lobby.content
-    table = await manager.game_for_thread(env.threads(env.channel)[-1].id)
+    table = await queries.game_for_thread(manager.kernel, env.threads(env.channel)[-1].id)
     assert table is not None and table.options.cats == ("leo", "callie", "cira")
 
     # Cats with a scenario (Polish): a short private refusal; no table opened.
@@ -68,17 +70,19 @@ async def test_cats_scenario_path_and_per_seat_voiding(
 
     # Bob (French) passed scenario 1 in another game: his next is scenario 2, shown by
     # /calico achievements and suggested by /calico solo (played with his three cats).
-    other = await manager.create_game(UserRef(bob.id, "bob"), env.guild.id, env.channel.id)
+    other = await lobby.create_game(manager.kernel,
+                                    UserRef(bob.id, "bob"), env.guild.id, env.channel.id)
     row = await manager.store.load_game(other.id)
     assert row is not None
-    await manager.store.commit(GameWrite(other.id, row.version, 1, achievements=[
-        AchievementRow(bob.id, "scenario-1", other.id, env.guild.id, 1)]))
+    await manager.store.commit(GameWrite(other.id, row.version, 1,
+                                         steps=[progress_store.add_achievements([
+        AchievementRow(bob.id, "scenario-1", other.id, env.guild.id, 1)])]))
     mine = await slash_answer(env, "bob", "achievements")
     assert fr("progress.path.next", count=1, total=10, numbers="1", next=2) in mine.content
     opened = await slash_answer(env, "bob", "solo", CATS)
     assert fr("progress.path.suggest", next=2) in opened.content
     await settle(env)
-    solo = await manager.game_for_thread(env.threads(env.channel)[-1].id)
+    solo = await queries.game_for_thread(manager.kernel, env.threads(env.channel)[-1].id)
     assert solo is not None and solo.state is not None
     assert [c.id for c in solo.state.config.cats] == ["leo", "callie", "cira"]
     first = env.messages(solo.thread_id or 0)
@@ -86,22 +90,22 @@ async def test_cats_scenario_path_and_per_seat_voiding(
 
     # A two-person game (hosted by Bob: its thread reads French) in which Alice takes a
     # hint: the score sheet says Alice earns nothing for it; Bob is not voided.
-    game = await manager.create_game(UserRef(bob.id, "bob", "fr"), env.guild.id,
+    game = await lobby.create_game(manager.kernel, UserRef(bob.id, "bob", "fr"), env.guild.id,
                                      env.channel.id,
                                      LobbyOptions(players=2, hints=True, ai_level="random"),
                                      open_thread=True)
-    await manager.join(game.id, UserRef(alice.id, "alice"))
-    game = await manager.start(game.id, bob.id)
+    await lobby.join(manager.kernel, game.id, UserRef(alice.id, "alice"))
+    game = await lobby.start(manager.kernel, game.id, bob.id)
     rng = random.Random(4)
     while game.status is not GameStatus.PLAY or game.current_user_id != alice.id:
         who = game.drafting_user_ids[0] if game.status is GameStatus.DRAFT \
             else game.current_user_id
         assert who is not None
         game = await step(manager, game, who, rng)
-    await manager.take_hint(game.id, alice.id, game.ply)
-    game = await play_out(manager, await manager.get_game(game.id), rng)
+    await turns.take_hint(manager.kernel, game.id, alice.id, game.ply)
+    game = await play_out(manager, await queries.game(manager.kernel, game.id), rng)
     await settle(env)
-    game = await manager.get_game(game.id)
+    game = await queries.game(manager.kernel, game.id)
     assert game.thread_id is not None
     sheet = await env.wait_for_message(game.thread_id, lambda m: "🏁" in m.content)
     assert fr("achievements.void.hints_used", player="alice") in sheet.content

@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from bot.adapter.ui import messages
+from bot.core import lobby, queries
 from bot.core.clock import FakeClock
-from bot.core.models import GameStatus, NoticeKind, UserRef
+from bot.core.models import GameStatus, UserRef
+from bot.core.notices import NoticeKind
 from bot.core.storage import NoticeStatus
 from bot.words.catalogue import Text
 from engine.views import public_view
@@ -50,7 +52,7 @@ async def open_lobby(env: DiscordEnv, user: str = "alice", **options: Any) -> tu
     await inter.wait_response()
     await inter.wait_followup()
     thread = env.threads(env.channel)[-1]
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None
     return game.id, thread.id
 
@@ -212,7 +214,7 @@ async def test_stats_and_leaderboard(discord_env: DiscordEnv, tmp_path: Path) ->
     # alice finishes a solo game (played through the manager; the posts go to Discord).
     manager = bot(env).manager
     alice = UserRef(env.user("alice").id, "alice", "en-US")
-    game = await manager.create_game(alice, env.guild.id, env.channel.id,
+    game = await lobby.create_game(manager.kernel, alice, env.guild.id, env.channel.id,
                                      options=None, open_thread=True, start=True)
     game = await play_out(manager, game)
     assert game.status is GameStatus.OVER
@@ -242,7 +244,7 @@ async def finish_turn(env: DiscordEnv, game_id: int) -> Any:
 
 
 def table_notices(notices: list[Any], ply: int) -> list[Any]:
-    return [n for n in notices if n.kind is NoticeKind.TABLE and n.ply == ply]
+    return [n for n in notices if n.kind == NoticeKind.TABLE and n.ply == ply]
 
 
 async def table_notice(env: DiscordEnv, game_id: int, ply: int, *, until: str | None = None,
@@ -312,14 +314,14 @@ async def test_a_table_without_a_thread_is_counted_undeliverable(discord_env: Di
     alice = UserRef(env.user("alice").id, "alice", "en-US")
     from bot.core.models import LobbyOptions
 
-    game = await manager.create_game(alice, env.guild.id, env.channel.id,
+    game = await lobby.create_game(manager.kernel, alice, env.guild.id, env.channel.id,
                                      LobbyOptions(players=1, setup="beginner"), start=True)
     assert game.thread_id is None
     panel = await wait_panel(env, "alice", game.id, game.ply)
     assert panel.attachment("turn.png")
     await settle(env)
     started = [n for n in await manager.store.notices(game.id)
-               if n.kind is NoticeKind.STARTED]
+               if n.kind == NoticeKind.STARTED]
     assert [n.status for n in started] == [NoticeStatus.UNDELIVERABLE]
     assert bot(env).dispatcher is not None
     assert bot(env).dispatcher.counts[NoticeStatus.UNDELIVERABLE.value] >= 1
@@ -346,7 +348,7 @@ async def test_a_dm_failing_for_a_while_is_retried(discord_env: DiscordEnv,
 
     async def prompt_status() -> list[str]:
         return [n.status for n in await manager.store.notices(game_id)
-                if n.kind is NoticeKind.TURN_PROMPT and n.ply == ply]
+                if n.kind == NoticeKind.TURN_PROMPT and n.ply == ply]
 
     for _ in range(100):
         if await prompt_status() == [NoticeStatus.DONE]:
@@ -445,7 +447,7 @@ async def test_a_table_whose_thread_cannot_be_made(discord_env: DiscordEnv,
     await inter.wait_response()
     for _ in range(200):  # the failure recorded, with the time of the next try
         opening = [n for n in await manager.store.notices()
-                   if n.kind is NoticeKind.OPEN_THREAD and n.game_id != game_id]
+                   if n.kind == NoticeKind.OPEN_THREAD and n.game_id != game_id]
         if opening and opening[0].attempts == 1:
             break
         await asyncio.sleep(0.05)
@@ -453,7 +455,7 @@ async def test_a_table_whose_thread_cannot_be_made(discord_env: DiscordEnv,
     reply = await inter.wait_followup(timeout=15)
     assert "<#" in reply.content  # opened, with a link to the thread
     [thread] = env.threads(env.channel)
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None and game.status is GameStatus.PLAY
 
 
@@ -472,7 +474,7 @@ async def test_a_deleted_lobby_message_comes_back(discord_env: DiscordEnv,
                                        and m.button("Join") is not None, timeout=10)
     assert "Bob" not in again.content  # the lobby as it is now
     for _ in range(100):  # and recorded as the lobby message from now on
-        game = await bot(env).manager.get_game(game_id, fresh=True)
+        game = await queries.game(bot(env).manager.kernel, game_id, fresh=True)
         if game.lobby_message_id == again.id:
             break
         await asyncio.sleep(0.05)

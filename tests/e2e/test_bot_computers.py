@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from bot.core import flow
+from bot.core import flow, lobby
 from bot.core.clock import FakeClock
-from bot.core.models import LobbyOptions, NoticeKind, UserRef
+from bot.core.models import LobbyOptions, UserRef
+from bot.core.notices import NoticeKind
 from bot.core.storage import NoticeStatus
 from bot.words import markup
 from bot.words.catalogue import Text
@@ -42,11 +43,11 @@ async def test_the_click_is_answered_before_the_computer_posts(
     manager = bot(env).manager
     alice = env.user("alice")
     done.set()  # the computer may open the game if the deal says so
-    game = await manager.create_game(
+    game = await lobby.create_game(manager.kernel,
         UserRef(alice.id, "alice", "en-US"), env.guild.id, env.channel.id,
         options=LobbyOptions(players=2, setup="beginner", ai_level="easy"),
         computers=["easy"], open_thread=True, start=True)
-    await asyncio.wait_for(manager.computers_idle(), 30)
+    await asyncio.wait_for(manager.kernel.computers_idle(), 30)
     await settle(env)
     game = await game_of(env, game.id)
     assert game.current_user_id == alice.id and game.thread_id is not None
@@ -64,18 +65,18 @@ async def test_the_click_is_answered_before_the_computer_posts(
     moves = await manager.store.moves(game.id)
     assert moves[-1].played_by == "user"
     await settle(env, computers=False)
-    table = [n for n in await manager.store.notices(game.id) if n.kind is NoticeKind.TABLE]
-    assert table[-1].payload["by"] == "user" and table[-1].status == NoticeStatus.DONE
+    table = [n for n in await manager.store.notices(game.id) if n.kind == NoticeKind.TABLE]
+    assert table[-1].body.by == "user" and table[-1].status == NoticeStatus.DONE
     posted = {m.id for m in env.messages(game.thread_id)}
     assert table[-1].message_id in posted  # the person's move is in the thread already
 
     done.set()
-    await asyncio.wait_for(manager.computers_idle(), 30)
+    await asyncio.wait_for(manager.kernel.computers_idle(), 30)
     await settle(env)
     after = await game_of(env, game.id)
     assert after.current_user_id == alice.id and after.ply == game.ply + 2
-    reply = [n for n in await manager.store.notices(game.id) if n.kind is NoticeKind.TABLE
-             and n.payload["by"] == "computer" and n.ply == after.ply]
+    reply = [n for n in await manager.store.notices(game.id) if n.kind == NoticeKind.TABLE
+             and n.body.by == "computer" and n.ply == after.ply]
     assert len(reply) == 1 and reply[0].status == NoticeStatus.DONE
     post = next(m for m in env.messages(game.thread_id) if m.id == reply[0].message_id)
     assert "Computer (easy)" in post.content and post.id not in posted

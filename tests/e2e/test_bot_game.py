@@ -3,7 +3,6 @@ sheet with two people clicking through their DMs, and a solo game."""
 
 from __future__ import annotations
 
-import json
 import time
 from io import BytesIO
 from pathlib import Path
@@ -11,9 +10,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.adapter.ui.messages import events_from_payload
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
+from bot.core.notices import Events
 from bot.words import narration
 from bot.words.catalogue import Text
 from engine.events import ScenarioResult
@@ -44,7 +44,7 @@ async def open_table(env: DiscordEnv, players: int = 2, **options: object) -> tu
     reply = await inter.wait_followup()
     assert "Calico #" in reply.content
     thread = env.threads(env.channel)[-1]
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None
     # The answer comes once the thread exists; the lobby message follows from the outbox.
     await env.wait_for_message(thread.id, lambda m: f"#{game.id}" in m.content)
@@ -118,7 +118,7 @@ async def test_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> None:
     reply = await inter.wait_followup()
     assert "solo" in reply.content
     thread = env.threads(env.channel)[-1]
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None
     panel = await wait_panel(env, "alice", game.id, 0, DRAFT_SELECT)
     await draft_via(env, "alice", panel, game)
@@ -134,8 +134,8 @@ async def test_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> None:
     final = await env.wait_for_message(thread.id, lambda m: "🏁" in m.content)
     assert "Scenario 1" in final.content
     # Passed or not, and each target of the scenario, met (✅) or missed (❌), as stored.
-    [result] = [e for e in events_from_payload(json.loads((await bot(env).manager.moves(
-        game.id))[-1].events)) if isinstance(e, ScenarioResult)]
+    last = (await queries.moves(bot(env).manager.kernel, game.id))[-1]
+    [result] = [e for e in Events(last.events).decoded() if isinstance(e, ScenarioResult)]
     tr = Text("en")
     verdict = "scenario.passed" if result.passed else "scenario.failed"
     assert tr(verdict, number=1) in final.content

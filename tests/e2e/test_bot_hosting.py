@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.adapter.client import CalicoBot
+from bot.core import queries, servers
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus, TimeoutAction
 from bot.settings import Settings
@@ -67,7 +68,7 @@ async def test_admin_is_for_server_managers(discord_env: DiscordEnv, tmp_path: P
     await inter.wait_response()
     assert inter.ephemeral
     assert await answer_text(inter) == EN("hosting.manage_only")
-    assert (await bot(env).manager.server_settings(env.guild.id)).is_default
+    assert (await servers.settings(bot(env).manager.kernel, env.guild.id)).is_default
     # A role with Manage Server is enough (the guild's owner has every permission).
     managers = env.add_role("Mods", perm_bits("manage_guild"))
     env.add_member("carol", roles=[managers])
@@ -155,7 +156,7 @@ async def test_server_settings_are_stored_shown_and_enforced(discord_env: Discor
     inter = await env.slash("owner", "calico", "admin", options={"reset": "all"})
     await inter.wait_response()
     await inter.wait_followup()
-    assert (await manager.server_settings(env.guild.id)).is_default
+    assert (await servers.settings(manager.kernel, env.guild.id)).is_default
     stored = json.loads(await manager.store.guild_settings(env.guild.id) or "{}")
     assert stored == {}
     inter = await ask(env, "carol", "solo")
@@ -174,7 +175,7 @@ async def test_role_ping_is_never_everyone(discord_env: DiscordEnv, tmp_path: Pa
     inter = await env.slash("owner", "calico", "admin", options={"starter_role": everyone})
     await inter.wait_response()
     await inter.wait_followup()
-    assert (await bot(env).manager.server_settings(env.guild.id)).starter_role_id is None
+    assert (await servers.settings(bot(env).manager.kernel, env.guild.id)).starter_role_id is None
 
 
 async def test_limits_and_cooldowns_answer_privately(discord_env: DiscordEnv,
@@ -216,7 +217,7 @@ async def test_pictures_in_words_for_who_asked(discord_env: DiscordEnv, tmp_path
     await inter.wait_response()
     said = await answer_text(inter)
     assert EN("settings.describe_on") in said and EN("settings.reminders_on") in said
-    assert (await bot(env).manager.get_settings(env.user("alice").id)).describe
+    assert (await queries.get_settings(bot(env).manager.kernel, env.user("alice").id)).describe
     heading = EN("alt.heading")
 
     inter = await ask(env, "alice", "solo", setup="beginner")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.adapter.ui import progress as progress_ui
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus, ManagerError
 from bot.words import markup
@@ -134,7 +135,7 @@ async def test_a_name_with_markdown_reads_as_itself(discord_env: DiscordEnv,
     await settle(env)
     thread = env.threads(env.channel)[-1]
     manager = bot(env).manager
-    game = await manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(manager.kernel, thread.id)
     assert game is not None and game.seats[0].name == NITRO
     game = await play_out(manager, game)
     assert game.status is GameStatus.OVER

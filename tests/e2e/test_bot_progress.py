@@ -14,13 +14,17 @@ import pytest
 from PIL import Image
 
 from bot.adapter.ui.custom_ids import ReviewId
-from bot.core import progress
-from bot.core.challenge import CHANNEL_KEY
+from bot.core import lobby, queries
+from bot.core.challenge import store as challenge_store
+from bot.core.challenge.model import CHANNEL_KEY
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
+from bot.core.progress import model as progress
+from bot.core.progress import store as progress_store
+from bot.core.progress.model import AchievementRow, RatingRow
+from bot.core.progress.store import RatingUpdate
 from bot.core.storage import GameWrite
-from bot.core.storage.base import AchievementRow, RatingRow, RatingUpdate
 from bot.words.catalogue import Text
 from data import load_catalog
 from engine.achievements import FinishedGame
@@ -111,7 +115,7 @@ async def test_a_passed_scenario_on_the_score_sheet_and_the_progress_track(
     alice = env.user("alice").id
     await slash_answer(env, "alice", "solo", {"scenario": 1})
     thread = env.threads(env.channel)[-1]
-    game = await manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(manager.kernel, thread.id)
     assert game is not None
     game = await play_through(env, game, {alice: "alice"})
     assert game.status is GameStatus.OVER
@@ -120,7 +124,8 @@ async def test_a_passed_scenario_on_the_score_sheet_and_the_progress_track(
     assert tr("achievements.earned", player=game.seats[0].name,
               name=tr("achievements.name.scenario-1")) in sheet.content
     assert sheet.button("Replay") and sheet.button("Rematch")
-    assert [a.achievement for a in await manager.store.achievements(alice)] == ["scenario-1"]
+    earned = await progress_store.achievements(manager.store, alice)
+    assert [a.achievement for a in earned] == ["scenario-1"]
 
     # Replay from the score sheet: a GIF with one frame per placement, the start and the end.
     inter = await env.click("alice", sheet, label="Replay")
@@ -166,11 +171,11 @@ async def test_two_players_ratings_rematch_and_a_public_replay(
     await slash_answer(env, "alice", "start", {"players": 2, "setup": "beginner"})
     await settle(env)
     thread = env.threads(env.channel)[-1]
-    lobby = env.messages(thread.id)[0]
-    await (await env.click("bob", lobby, label="Join")).wait_response()
-    await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
+    post = env.messages(thread.id)[0]
+    await (await env.click("bob", post, label="Join")).wait_response()
+    await (await env.click("alice", env.get_message(post.id), label="Start")).wait_response()
     await settle(env)
-    game = await manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(manager.kernel, thread.id)
     assert game is not None
     game = await play_through(env, game, users, level="random")
     results = {r.user_id: r for r in await manager.store.results(game.id)}
@@ -180,8 +185,8 @@ async def test_two_players_ratings_rematch_and_a_public_replay(
 
     # Ratings moved the right way, in this server and everywhere, and /calico stats says so.
     for scope in (env.guild.id, 0):
-        win = await manager.store.rating(scope, f"u:{first.user_id}")
-        lose = await manager.store.rating(scope, f"u:{last.user_id}")
+        win = await progress_store.rating(manager.store, scope, f"u:{first.user_id}")
+        lose = await progress_store.rating(manager.store, scope, f"u:{last.user_id}")
         assert win is not None and lose is not None and win.games == lose.games == 1
         if first.place != last.place:
             assert win.mu > 25 > lose.mu
@@ -205,7 +210,7 @@ async def test_two_players_ratings_rematch_and_a_public_replay(
     new_lobby = env.messages(rematch_thread.id)[0]
     alice = env.user("alice").id
     assert f"<@{alice}>" in new_lobby.content and f"#{game.id}" in new_lobby.content
-    rematch = await manager.game_for_thread(rematch_thread.id)
+    rematch = await queries.game_for_thread(manager.kernel, rematch_thread.id)
     assert rematch is not None and rematch.rematch_of == game.id
     assert rematch.host_id == env.user("bob").id and rematch.options == game.options
     again = await env.click("alice", sheet, label="Rematch")
@@ -226,17 +231,18 @@ async def test_the_rating_leaderboard(discord_env: DiscordEnv, tmp_path: Path) -
     empty = await slash_answer(env, "alice", "leaderboard")
     assert "3 rated games" in empty.content  # nobody qualifies yet: most wins instead
     alice, bob = env.user("alice").id, env.user("bob").id
-    lobby = await manager.create_game(
+    table = await lobby.create_game(manager.kernel,
         UserRef(alice, "alice"), env.guild.id, env.channel.id)
-    await manager.create_game(UserRef(bob, "bob"), env.guild.id, env.channel.id)
-    row = await manager.store.load_game(lobby.id)
+    await lobby.create_game(manager.kernel, UserRef(bob, "bob"), env.guild.id, env.channel.id)
+    row = await manager.store.load_game(table.id)
     assert row is not None
     scope = env.guild.id
     rows = [RatingRow(scope, f"u:{alice}", 30, 2, 24, 4, 1),
             RatingRow(scope, f"u:{bob}", 29, 3, 20, 6, 1),
             RatingRow(scope, "ai:strong", 33, 2, 27, 9, 1)]
-    await manager.store.commit(GameWrite(lobby.id, row.version, 1, ratings=RatingUpdate(
-        [(r.scope, r.player) for r in rows], lambda found: rows)))
+    await manager.store.commit(GameWrite(table.id, row.version, 1,
+                                         steps=[progress_store.apply_ratings(RatingUpdate(
+        [(r.scope, r.player) for r in rows], lambda found: rows))]))
     board = await slash_answer(env, "alice", "leaderboard")
     lines = board.content.splitlines()
     ranked = [line for line in lines if line[:2] in ("1.", "2.", "3.")]
@@ -258,16 +264,16 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
 
     started = await slash_answer(env, "alice", "challenge")
     assert "2025-W01" in started.content
-    entry = await manager.store.challenge_entry("2025-W01", alice)
+    entry = await challenge_store.entry(manager.store, "2025-W01", alice)
     assert entry is not None
-    a_game = await manager.get_game(entry.game_id)
+    a_game = await queries.game(manager.kernel, entry.game_id)
     assert a_game.challenge_week == "2025-W01" and a_game.thread_id is None
     await slash_answer(env, "bob", "challenge")
-    b_entry = await manager.store.challenge_entry("2025-W01", bob)
+    b_entry = await challenge_store.entry(manager.store, "2025-W01", bob)
     assert b_entry is not None
     # The same deal for both: boards, cats, goals offered, hands, market, bag.
-    a0 = await manager.state_at(a_game.id, 0)
-    b0 = await manager.state_at(b_entry.game_id, 0)
+    a0 = await queries.state_at(manager.kernel, a_game.id, 0)
+    b0 = await queries.state_at(manager.kernel, b_entry.game_id, 0)
     assert a0.config == b0.config and a0.seats == b0.seats and a0.market == b0.market
     assert a0.bag == b0.bag
 
@@ -283,7 +289,7 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     assert not any("you's" in c for c in dms)
     done = await env.wait_for_dm("alice", lambda m: "Weekly challenge" in m.content)
     assert done.attachment("scores.png")
-    score = (await manager.store.challenge_entry("2025-W01", alice)).score  # type: ignore[union-attr]
+    score = (await challenge_store.entry(manager.store, "2025-W01", alice)).score  # type: ignore[union-attr]
     assert score is not None and f"**{score}**" in done.content
     # "Review my game" under the result, for this game.
     review = done.button(Text(env.user("alice").locale)("review.button"))
@@ -306,12 +312,12 @@ async def test_the_weekly_challenge_end_to_end(discord_env: DiscordEnv, tmp_path
     # Monday: the sweep closes the week once and posts the summary in the chosen channel.
     clock.set(datetime(2025, 1, 6, 0, 1, tzinfo=UTC))
     report = await manager.sweep()
-    assert report.challenges_closed == 1
-    assert (await manager.sweep()).challenges_closed == 0
+    assert report.features.get("challenge", 0) == 1
+    assert (await manager.sweep()).features.get("challenge", 0) == 0
     await settle(env)
     summary = await env.wait_for_message(board_channel.id, lambda m: "2025-W01" in m.content)
     assert f"<@{alice}>" in summary.content and f"**{score}**" in summary.content
-    row = await manager.store.challenge("2025-W01")
+    row = await challenge_store.challenge(manager.store, "2025-W01")
     assert row is not None and str(row.seed) not in summary.content
     assert len(env.messages(board_channel.id)) == 1
     # Now the closed week's game may be replayed.
@@ -347,28 +353,29 @@ async def test_picking_a_row_already_held_says_so(
     await env.start_client(bot_factory(tmp_path / "k.sqlite3", clock, manager=manager))
     names = {env.user("alice").id: "alice", env.user("bob").id: "bob"}
     alice, bob = (UserRef(uid, name) for uid, name in names.items())
-    game = await manager.create_game(alice, env.guild.id, env.channel.id,
+    game = await lobby.create_game(manager.kernel, alice, env.guild.id, env.channel.id,
                                      LobbyOptions(players=2, ai_level="random"),
                                      open_thread=True)
-    await manager.join(game.id, bob)
-    game = await play_ai(manager, await manager.start(game.id, alice.id))
+    await lobby.join(manager.kernel, game.id, bob)
+    game = await play_ai(manager, await lobby.start(manager.kernel, game.id, alice.id))
     assert game.status is GameStatus.OVER and game.state is not None
     await settle(env)
     seat = FinishedGame.from_state(game.state).winners[0]
     winner = game.seats[seat].user_id
     assert winner is not None
-    thread = await manager.get_game(game.id)
+    thread = await queries.game(manager.kernel, game.id)
     assert thread.thread_id is not None
     sheet = await env.wait_for_message(thread.thread_id, lambda m: "🏁" in m.content)
     pick = f"calico:pick:{game.id}:{seat}"
     assert [o.value for o in sheet.select(pick).options] == ["normal-65", "normal-60"]
     # Another game of theirs fills normal-60.
-    other = await manager.create_game(UserRef(winner, names[winner]), env.guild.id,
+    other = await lobby.create_game(manager.kernel, UserRef(winner, names[winner]), env.guild.id,
                                       env.channel.id)
     row = await manager.store.load_game(other.id)
     assert row is not None
-    await manager.store.commit(GameWrite(other.id, row.version, 1, achievements=[
-        AchievementRow(winner, "normal-60", other.id, env.guild.id, 1)]))
+    await manager.store.commit(GameWrite(other.id, row.version, 1,
+                                         steps=[progress_store.add_achievements([
+        AchievementRow(winner, "normal-60", other.id, env.guild.id, 1)])]))
 
     tr = Text(env.user(names[winner]).locale)
     inter = await env.select(names[winner], sheet, pick, ["normal-60"])

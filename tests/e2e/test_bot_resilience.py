@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus
 from bot.words.catalogue import Text
@@ -44,7 +45,7 @@ async def two_player_game(env: DiscordEnv, tmp_path: Path, clock: FakeClock | No
     await (await env.click("bob", lobby, label="Join")).wait_response()
     await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
     await settle(env)
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None and game.status is GameStatus.PLAY
     return game.id, thread.id
 
@@ -211,7 +212,7 @@ async def test_closed_dms_get_the_reminder_as_a_thread_ping(discord_env: Discord
         panel = await wait_panel(env, "alice", game_id, game.ply)
         await turn_via(env, "alice", panel, game)
     await env.wait_for_message(thread_id, lambda m: "direct messages" in m.content)
-    assert (await bot(env).manager.get_settings(bob)).dm_closed_at is not None
+    assert (await queries.get_settings(bot(env).manager.kernel, bob)).dm_closed_at is not None
     clock.advance(timedelta(hours=6, minutes=1))
     report = await bot(env).manager.sweep()
     assert report.reminders_in_thread == 1
@@ -278,7 +279,7 @@ async def test_draft_by_dm(discord_env: DiscordEnv, tmp_path: Path) -> None:
     inter = await env.slash("alice", "calico", "solo")
     await inter.wait_response()
     await inter.wait_followup()
-    game = (await bot(env).manager.games_for_user(env.user("alice").id))[0]
+    game = (await queries.games_for_user(bot(env).manager.kernel, env.user("alice").id))[0]
     panel = await wait_panel(env, "alice", game.id, 0, DRAFT_SELECT)
     select = panel.select(next(c for c in custom_ids(panel) if c.startswith("calico:g:")))
     assert len(select.options) == 24

@@ -20,9 +20,11 @@ from typing import Any
 import pytest
 
 from bot.adapter.ui import review as review_ui
+from bot.core import queries, turns
 from bot.core.clock import FakeClock
 from bot.core.models import GameInfo, GameStatus
-from bot.core.review import ReviewService
+from bot.core.review import store as review_store
+from bot.core.review.service import ReviewService
 from bot.words import describe
 from bot.words import review as review_words
 from bot.words.catalogue import Text
@@ -61,7 +63,7 @@ async def solo(env: DiscordEnv, user: str = "alice") -> GameInfo:
     await inter.wait_response(timeout=WAIT)
     await inter.wait_followup(timeout=WAIT)
     thread = env.threads(env.channel)[-1]
-    game = await bot(env).manager.game_for_thread(thread.id)
+    game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
     assert game is not None and game.status is GameStatus.PLAY
     return game
 
@@ -81,7 +83,7 @@ async def play_to_the_end(env: DiscordEnv, game: GameInfo, user: str, *,
             move = await asyncio.to_thread(engine_move, view, seed=game.id)
         else:
             move = (rng or random.Random(0)).choice(legal_moves(game.state, seat))
-        game = (await manager.play_turn(game.id, uid, game.ply, move.text())).game
+        game = (await turns.play_turn(manager.kernel, game.id, uid, game.ply, move.text())).game
     assert game.status is GameStatus.OVER
     return game
 
@@ -120,7 +122,7 @@ async def test_a_copy_of_the_engine_reviews_at_100(discord_env: DiscordEnv,
     lines = [x for x in turns.content.splitlines()[1:] if x]
     assert len(lines) == 22 and all("✓" in x for x in lines)
 
-    row = await bot(env).manager.store.review(game.id, 0)
+    row = await review_store.review(bot(env).manager.store, game.id, 0)
     assert row is not None and row.accuracy == 100.0 and row.user_id == env.user("alice").id
     stored = service(env)
     assert stored.lane.stats.jobs == 1
@@ -162,7 +164,8 @@ async def test_random_moves_review_from_the_score_sheet(discord_env: DiscordEnv,
     busy = await env.click("alice", sheet, label=EN("review.button"))
     await busy.wait_response(timeout=WAIT)
     assert (await busy.wait_followup(timeout=WAIT)).content == EN("error.reviews_busy")
-    assert lane.stats.jobs == 0 and await bot(env).manager.store.review(game.id, 0) is None
+    assert lane.stats.jobs == 0
+    assert await review_store.review(bot(env).manager.store, game.id, 0) is None
     lane.max_waiting = room
 
     loop = asyncio.get_running_loop()
@@ -233,8 +236,8 @@ async def test_hints_in_a_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> 
     # One counted game first, so that the totals and the leaderboard are not empty.
     first = await play_to_the_end(env, await solo(env), "alice", rng=random.Random(1))
     await score_sheet(env, first)
-    totals = await manager.user_stats(alice, env.guild.id)
-    board = await manager.leaderboard(env.guild.id)
+    totals = await queries.user_stats(manager.kernel, alice, env.guild.id)
+    board = await queries.leaderboard(manager.kernel, env.guild.id)
     assert totals.games == 1 and len(board) == 1
 
     game = await solo(env)
@@ -273,8 +276,8 @@ async def test_hints_in_a_solo_game(discord_env: DiscordEnv, tmp_path: Path) -> 
     sheet = await score_sheet(env, game)
     assert EN("hint.score_sheet") in sheet.content
     assert all(not r.counted for r in await manager.store.results(game.id))
-    assert await manager.user_stats(alice, env.guild.id) == totals
-    assert await manager.leaderboard(env.guild.id) == board
+    assert await queries.user_stats(manager.kernel, alice, env.guild.id) == totals
+    assert await queries.leaderboard(manager.kernel, env.guild.id) == board
 
 
 async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path: Path) -> None:
@@ -290,7 +293,7 @@ async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path:
         await inter.wait_response(timeout=WAIT)
         await inter.wait_followup(timeout=WAIT)
         thread = env.threads(env.channel)[-1]
-        game = await bot(env).manager.game_for_thread(thread.id)
+        game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
         assert game is not None and game.options.hints is (hints == "on")
         lobby = env.messages(thread.id)[0]
         assert (EN("hint.lobby") in lobby.content) is (hints == "on")
@@ -341,7 +344,7 @@ async def test_progress_and_the_review_reasons_in_french_and_polish(discord_env:
                 said_worth = said_worth or (
                     tr("alt.goal.up_to", count=1).split("1")[0].strip() in said)
             move = rng.choice(legal_moves(game.state, seat))
-            game = (await manager.play_turn(game.id, uid, game.ply, move.text())).game
+            game = (await turns.play_turn(manager.kernel, game.id, uid, game.ply, move.text())).game
         assert said_growing and said_worth, (user, said_growing, said_worth)
 
         sheet = await score_sheet(env, game)

@@ -16,9 +16,13 @@ import pytest
 
 from bot.adapter.delivery import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import tournament as tour
+from bot.core import queries
 from bot.core.clock import FakeClock
-from bot.core.models import GameInfo, GameStatus, Notice, NoticeKind
+from bot.core.models import GameInfo, GameStatus
+from bot.core.notices import Notice, NoticeKind
+from bot.core.progress import store as progress_store
+from bot.core.tournament import model as tour
+from bot.core.tournament import records
 from bot.words.catalogue import Text
 from tests.adapter.harness import bot, bot_factory, settle, turn_via, wait_panel
 from tests.core.conftest import step
@@ -61,14 +65,14 @@ async def answer(env: DiscordEnv, who: str, sub: str, **options: Any) -> Any:
 
 async def games_of_round(env: DiscordEnv, tid: int, round_no: int) -> list[GameInfo]:
     manager = bot(env).manager
-    return [await manager.get_game(t.game_id, fresh=True)
-            for t in await tour.tables(manager, tid) if t.round == round_no and t.game_id]
+    return [await queries.game(manager.kernel, t.game_id, fresh=True)
+            for t in await records.tables(manager.kernel, tid) if t.round == round_no and t.game_id]
 
 
 async def finish(env: DiscordEnv, game: GameInfo, rng: random.Random) -> None:
     """Every person's moves, scripted through the manager (what their clicks would do)."""
     manager = bot(env).manager
-    g = await manager.get_game(game.id, fresh=True)
+    g = await queries.game(manager.kernel, game.id, fresh=True)
     while g.status.active:
         who = g.drafting_user_ids[0] if g.status is GameStatus.DRAFT else g.current_user_id
         assert who is not None
@@ -100,7 +104,7 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
 
     refused = await answer(env, "alice", "create", name="Nope")
     assert refused.ephemeral and refused.content == EN("tournament.create_refused")
-    assert await tour.listed(manager, env.guild.id) == []
+    assert await records.listed(manager.kernel, env.guild.id) == []
     made = await answer(env, "carol", "create", name="Spring Cup", rounds=3, table_size=2,
                         signup_hours=24, start_hours=48, round_hours=72, level="easy")
     assert made.ephemeral and "Spring Cup" in made.content
@@ -129,7 +133,7 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     assert not env.threads(env.channel)
     clock.advance(24 * HOUR)
     await sweep(env)
-    t = await tour.get(manager, 1)
+    t = await records.get(manager.kernel, 1)
     assert (t.status, t.round) == (tour.RUNNING, 1)
     assert len(env.threads(env.channel)) == 4  # each table a game thread
     round_post = channel_posts(env, EN("tournament.round.title", name="Spring Cup", round=1,
@@ -145,7 +149,7 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     player = next(n for n, uid in ids.items() if uid == first.seats[0].user_id)
     assert first.status is GameStatus.DRAFT
     await finish_draft(env, first, rng)
-    first = await manager.get_game(first.id, fresh=True)
+    first = await queries.game(manager.kernel, first.id, fresh=True)
     mover = next(n for n, uid in ids.items() if uid == first.current_user_id)
     panel = await wait_panel(env, mover, first.id, first.ply)
     await turn_via(env, mover, panel, first)
@@ -165,7 +169,7 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     assert len(sheet) == 4
 
     # After round 1, dora withdraws: her round-2 seat becomes a computer, no round 3 for her.
-    assert (await tour.get(manager, 1)).round == 2
+    assert (await records.get(manager.kernel, 1)).round == 2
     gone = await answer(env, "dora", "leave")
     assert gone.ephemeral and gone.content == EN("tournament.withdrawn_done", name="Spring Cup")
     games = await games_of_round(env, 1, 2)
@@ -178,13 +182,13 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
         if g.id != idle.id:
             await finish(env, g, rng)
     await sweep(env)
-    assert (await tour.get(manager, 1)).round == 2
+    assert (await records.get(manager.kernel, 1)).round == 2
     clock.advance(72 * HOUR + HOUR)
     await sweep(env)
-    idle = await manager.get_game(idle.id, fresh=True)
+    idle = await queries.game(manager.kernel, idle.id, fresh=True)
     assert idle.status is GameStatus.OVER
-    assert (await tour.get(manager, 1)).round == 3
-    third = [x for x in await tour.tables(manager, 1) if x.round == 3]
+    assert (await records.get(manager.kernel, 1)).round == 3
+    third = [x for x in await records.tables(manager.kernel, 1) if x.round == 3]
     assert all(ids["dora"] not in x.players for x in third)
     assert [len(x.players) for x in third].count(1) == 1  # seven left: one bye
 
@@ -192,13 +196,13 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
         scripted.add(g.id)
         await finish(env, g, rng)
     await sweep(env)
-    t = await tour.get(manager, 1)
+    t = await records.get(manager.kernel, 1)
     assert t.status == tour.OVER
     podium = channel_posts(env, EN("tournament.podium.title", name="Spring Cup"))
     assert len(podium) == 1 and podium[0].content.count("<@") >= 3
     picture = podium[0].attachment("standings.png")
     assert picture.data[:4] == b"\x89PNG" and picture.description
-    board = await tour.standings(manager, 1)
+    board = await records.standings(manager.kernel, 1)
     assert f"<@{board[0].user_id}>" in podium[0].content
     # Everyone can read the standings (privately, with their own games linked) and the list.
     mine = await answer(env, "bob", "standings")
@@ -207,7 +211,7 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     listed = await answer(env, "eve", "list")
     assert "Spring Cup" in listed.content
     # Results fed the ratings like any game's.
-    rating = await manager.store.rating(env.guild.id, f"u:{ids['bob']}")
+    rating = await progress_store.rating(manager.store, env.guild.id, f"u:{ids['bob']}")
     assert rating is not None and rating.games == 3
 
 
@@ -218,8 +222,8 @@ async def finish_draft(env: DiscordEnv, game: GameInfo, rng: random.Random) -> N
     uid = game.seats[0].user_id
     name = next(n for n in NAMES if env.user(n).id == uid)
     panel = await wait_panel(env, name, game.id, 0, DRAFT_SELECT)
-    await draft_via(env, name, panel, await manager.get_game(game.id))
-    g = await manager.get_game(game.id, fresh=True)
+    await draft_via(env, name, panel, await queries.game(manager.kernel, game.id))
+    g = await queries.game(manager.kernel, game.id, fresh=True)
     while g.status is GameStatus.DRAFT:
         g = await step(manager, g, g.drafting_user_ids[0], rng)
     await settle(env)
@@ -255,7 +259,7 @@ async def test_a_round_robin_at_a_four_player_table_survives_a_restart(
     assert closed.content == EN("tournament.closed_done", name="Quad", count=4)
     clock.advance(2 * HOUR)
     await sweep(env)
-    t = await tour.get(manager, 1)
+    t = await records.get(manager.kernel, 1)
     assert (t.round, t.rounds) == (1, 1)
     (game,) = await games_of_round(env, 1, 1)
     assert len(game.seats) == 4 and game.status is GameStatus.PLAY
@@ -269,14 +273,14 @@ async def test_a_round_robin_at_a_four_player_table_survives_a_restart(
     await env.restart_client()
     manager = bot(env).manager
     await sweep(env)
-    assert len(await tour.tables(manager, 1)) == 1
+    assert len(await records.tables(manager.kernel, 1)) == 1
     assert len(await manager.store.game_ids(guild_id=env.guild.id)) == 1
     await finish(env, g, rng)
     await sweep(env)
-    t = await tour.get(manager, 1)
+    t = await records.get(manager.kernel, 1)
     assert t.status == tour.OVER
     final = channel_posts(env, EN("tournament.podium.title", name="Quad"))
     assert len(final) == 1 and final[0].attachment("standings.png").description
-    board = await tour.standings(manager, 1)
+    board = await records.standings(manager.kernel, 1)
     assert [s.games for s in board] == [1, 1, 1, 1]
     assert sorted(s.points for s in board) != [0, 0, 0, 0]

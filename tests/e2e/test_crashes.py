@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import queries
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
 from tests.e2e.procs import BotProcess
@@ -32,7 +33,7 @@ async def games_in(path: Path) -> list[GameInfo]:
     m = await Manager.open(path, exclusive=False)
     try:
         ids = await m.store.game_ids()
-        return [await m.get_game(i) for i in ids]
+        return [await queries.game(m.kernel, i) for i in ids]
     finally:
         await m.close()
 

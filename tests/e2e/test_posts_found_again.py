@@ -13,9 +13,12 @@ import pytest
 
 from bot.adapter import postmarks
 from bot.adapter.delivery import DiscordDelivery, nonce_for
-from bot.core import tournament
 from bot.core.clock import FakeClock
-from bot.core.models import LobbyOptions, Notice, NoticeKind, UserRef
+from bot.core.models import LobbyOptions, UserRef
+from bot.core.notices import Notice, NoticeKind
+from bot.core.tournament import model as tournament_model
+from bot.core.tournament import signup as tournament_signup
+from bot.core.tournament.model import Post
 from tests.adapter.harness import answer_text, bot, bot_factory, settle
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeMessage
@@ -42,8 +45,8 @@ async def test_a_post_already_in_discord_is_found_and_only_its_missing_parts_pos
     delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
     assert isinstance(delivery, DiscordDelivery)
     notices = await manager.store.notices()
-    prompt = next(n for n in notices if n.kind is NoticeKind.TURN_PROMPT)
-    started = next(n for n in notices if n.kind is NoticeKind.STARTED)
+    prompt = next(n for n in notices if n.kind == NoticeKind.TURN_PROMPT)
+    started = next(n for n in notices if n.kind == NoticeKind.STARTED)
     dms = env.dm_messages("alice")
     parts = [m for m in dms if m.id >= (prompt.message_id or 0)]
     assert len(parts) >= 2, [m.content[:40] for m in dms]  # the prompt, then its words
@@ -90,17 +93,17 @@ async def test_a_tournament_post_already_in_discord_is_found(discord_env: Discor
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "t.sqlite3", FakeClock()))
     manager = bot(env).manager
-    now = manager.now_ms()
-    cup = await tournament.create(
+    now = manager.kernel.now_ms()
+    cup = await tournament_signup.create(
         manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, env.channel.id,
-        tournament.Spec("Cup", tournament.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+        tournament_model.Spec("Cup", tournament_model.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
                         now + 86_400_000, 72.0))
-    await tournament.cancel(manager, cup.id, env.user("alice").id, True)
+    await tournament_signup.cancel(manager, cup.id, env.user("alice").id, True)
     await settle(env)
     delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
     assert isinstance(delivery, DiscordDelivery)
     [notice] = [n for n in await manager.store.notices()
-                if n.kind is NoticeKind.TOURNAMENT and n.payload.get("what") == "cancelled"]
+                if n.kind == Post.kind and n.body.what == "cancelled"]
     posts = env.messages(env.channel)
     [post] = [m for m in posts if m.id == notice.message_id]
     assert postmarks.mark_in(post.content) == postmarks.mark_of(nonce_for(notice.key))

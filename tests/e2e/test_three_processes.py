@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapter.delivery import nonce_for
+from bot.core import queries
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
 from engine.ai import make_player
@@ -123,7 +124,7 @@ class Table:
             user, lambda m: self.controls(m, pattern, game, ply) is not None, timeout=45)
 
     async def fresh(self, game_id: int) -> GameInfo:
-        return await self.reader.get_game(game_id, fresh=True)
+        return await queries.game(self.reader.kernel, game_id, fresh=True)
 
     async def turn(self, user: str, game: GameInfo) -> None:
         """One turn through the DM: the cell, then the market tile (a commit). A click that is
@@ -337,7 +338,7 @@ async def test_three_processes_share_forty_games_across_a_crash(
         assert elapsed > 0
 
         # Every game over; every acknowledged move stored exactly once (and nothing else).
-        games = [await reader.get_game(i, fresh=True) for i in finished]
+        games = [await queries.game(reader.kernel, i, fresh=True) for i in finished]
         assert all(g.status is GameStatus.OVER for g in games)
         for g in games:
             moves = await reader.store.moves(g.id)
@@ -361,7 +362,7 @@ async def test_three_processes_share_forty_games_across_a_crash(
         # (the lobby message is edited in place after its first post: its later notices point
         # at the first one's message)
         delivered = [n for n in notices if n.status == "done" and n.message_id is not None
-                     and n.kind.value not in ("open_thread", "lobby")]
+                     and n.kind not in ("open_thread", "lobby")]
         for n in delivered:
             msg = env.state.messages.get(n.message_id or 0)
             assert msg is not None and msg.nonce == nonce_for(n.key), n.kind

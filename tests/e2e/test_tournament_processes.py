@@ -29,10 +29,12 @@ from typing import TypeVar
 
 import pytest
 
-from bot.core import tournament as tour
+from bot.core import queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, Setup, TimeoutAction, UserRef
+from bot.core.tournament import model as tour
+from bot.core.tournament import records, signup
 from tests.e2e.procs import BotProcess, logs, stop_all
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.state import FakeChannel, FakeMessage
@@ -58,11 +60,11 @@ async def create_cup(db: str, env: DiscordEnv) -> int:
                                       timeout_action=TimeoutAction.COMPUTER),
                          now + 1000, now + 1000, ROUND_HOURS)
         organiser = env.user("carol")
-        t = await tour.create(m, UserRef(organiser.id, organiser.name), env.guild.id,
+        t = await signup.create(m.kernel, UserRef(organiser.id, organiser.name), env.guild.id,
                               env.channel.id, spec)
         for name in NAMES:
             user = env.user(name)
-            await tour.join(m, t.id, UserRef(user.id, user.name))
+            await signup.join(m.kernel, t.id, UserRef(user.id, user.name))
         return t.id
     finally:
         await m.close()
@@ -108,7 +110,7 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
     """What everyone sees once the podium is posted: each round paired once, each table one
     game and one thread, each post once, standings from the games' results."""
     async def over(m: Manager) -> bool | None:
-        return True if (await tour.get(m, tid)).status == tour.OVER else None
+        return True if (await records.get(m.kernel, tid)).status == tour.OVER else None
 
     await poll(db, over, 60, bots, "podium")
 
@@ -122,14 +124,14 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
     async def look(m: Manager) -> tuple[list[tour.Table], list[tuple[int, GameStatus, int | None,
                                                                      dict[int, int]]],
                                         list[int], list[tour.Standing]]:
-        tables = await tour.tables(m, tid)
+        tables = await records.tables(m.kernel, tid)
         games = []
         for t in tables:
             assert t.game_id is not None
-            g = await m.get_game(t.game_id, fresh=True)
+            g = await queries.game(m.kernel, t.game_id, fresh=True)
             places = {r.user_id: r.place for r in await m.store.results(g.id)}
             games.append((g.id, g.status, g.thread_id, places))
-        return tables, games, await m.store.game_ids(), await tour.standings(m, tid)
+        return tables, games, await m.store.game_ids(), await records.standings(m.kernel, tid)
 
     tables, games, all_games, board = await reading(db, look)
     # Two rounds of two tables, each paired once: four tables, four games, nothing more.
@@ -192,7 +194,7 @@ async def test_a_sigkill_between_rounds_pairs_round_two_once(
         assert await first.wait(60) == -9, first.log()[-3000:]
 
         async def round_two(m: Manager) -> tuple[tour.TournamentInfo, list[tour.Table], int]:
-            return (await tour.get(m, tid), await tour.tables(m, tid),
+            return (await records.get(m.kernel, tid), await records.tables(m.kernel, tid),
                     len(await m.store.game_ids()))
 
         t, paired, game_count = await reading(db, round_two)
@@ -210,7 +212,7 @@ async def test_a_sigkill_between_rounds_pairs_round_two_once(
         bots.append(second)
         await check_the_end(env, db, tid, bots, killed=True)
         assert not errors(second), second.log()[-3000:]
-        final = await reading(db, lambda m: tour.tables(m, tid))
+        final = await reading(db, lambda m: records.tables(m.kernel, tid))
         # Round 2 kept the pairing committed before the crash.
         assert [(x.table_no, x.players) for x in final if x.round == 2] == \
             [(x.table_no, x.players) for x in second_round]

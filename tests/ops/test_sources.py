@@ -98,7 +98,7 @@ async def manager(tmp_path: Path) -> AsyncIterator[Manager]:
 
 
 async def test_health_of_a_real_manager(manager: Manager):
-    clock = manager.clock
+    clock = manager.kernel.clock
     assert isinstance(clock, FakeClock)
     gateway = GatewayStatus(1, 1, {0: 0.03})
     check = HealthCheck(CoreHealthSource(manager, lambda: gateway), version="t")
@@ -145,7 +145,7 @@ async def test_metrics_of_a_real_manager(manager: Manager):
     await MeteredSweeper(manager, metrics).sweep()
     await metrics.refresh()
     s = scrape(metrics)
-    assert value(s, "calico_moves_committed_total") == manager.moves_committed > 0
+    assert value(s, "calico_moves_committed_total") == manager.kernel.moves_committed > 0
     assert value(s, "calico_timer_failures_total") == 0
     assert value(s, "calico_notices_total", outcome="done") == dispatcher.delivered > 0
     assert value(s, "calico_outbox_pending") == 0

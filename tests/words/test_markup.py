@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 
+from bot.core.challenge.model import Summary
 from bot.core.models import (
     GameInfo,
     GameStatus,
@@ -85,7 +86,8 @@ def test_words_that_name_players_escape_them(lang: str) -> None:
     for text in texts:
         assert shown in text and "[Free Nitro](" not in text, text
     # The challenge summary names people by mention (no ping); a name it shows is escaped.
-    summary = progress_words.challenge_summary_text(tr, {"week": "2025-W01", "entrants": 1,
-                                                         "top": [[1, 100, NITRO, 50]]})
+    summary = progress_words.challenge_summary_text(tr, Summary(
+        week="2025-W01", guild_id=1, entrants=1, language=None, top=((1, 100, NITRO, 50),),
+        everywhere=1, best=None))
     assert "[Free Nitro](" not in summary and "<@100>" in summary
     assert "**bold**" not in texts[2] and markup.name("**bold**") in texts[2]

@@ -103,11 +103,11 @@ def test_the_end_of_a_scenario_says_passed_or_not_and_each_target(lang: str) -> 
 
 
 def test_scenario_result_survives_the_notice_payload() -> None:
-    """The manager stores end events as dicts; the post reads them back the same."""
-    from bot.adapter.ui.messages import events_from_payload
+    """The core stores end events as dicts in the notice; the post reads them back the same."""
+    from bot.core.notices import Events
     from engine.events import event_to_dict
 
-    events = events_from_payload([event_to_dict(FAILED), event_to_dict(SOLO_OVER)])
+    events = Events.of([event_to_dict(FAILED), event_to_dict(SOLO_OVER)]).decoded()
     assert narration.game_over_text(EN, ["Ann"], events) == narration.game_over_text(EN, ["Ann"],
                                                                      [FAILED, SOLO_OVER])
     assert "Scenario 3 not passed" in narration.game_over_text(EN, ["Ann"], events)

@@ -5,15 +5,18 @@ new custom ids, and the /calico start options it touches."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
 
 from bot.adapter.options import BadOptionError, start_options
+from bot.adapter.ui import challenge as challenge_ui
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import progress as ui
-from bot.core import progress
+from bot.core.challenge.model import Summary
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
-from bot.core.storage.base import RatingRow
+from bot.core.progress import model as progress
+from bot.core.progress.model import RatingRow
 from bot.words import progress as progress_words
 from bot.words.catalogue import LANGS, Text
 
@@ -27,11 +30,11 @@ def game(players: int = 2, *, challenge: str | None = None) -> GameInfo:
                     seats, 50, None, None, NOW, NOW, challenge_week=challenge)
 
 
-INFO = {"earned": [
-    {"seat": 0, "user_id": 100, "ids": ["normal-65"], "choices": ["normal-65", "normal-60"],
-     "reason": "earned", "points": 5, "title": 0},
-    {"seat": 1, "user_id": 101, "ids": [], "choices": [], "reason": "not_winner",
-     "points": 0, "title": None}], "rated": True}
+INFO = progress.Progress(earned=(
+    progress.Earned(seat=0, user_id=100, ids=("normal-65",), choices=("normal-65", "normal-60"),
+                    reason="earned", points=5, title=0),
+    progress.Earned(seat=1, user_id=101, ids=(), choices=(), reason="not_winner", points=0,
+                    title=None)), rated=True)
 
 
 def test_custom_ids_round_trip() -> None:
@@ -48,15 +51,15 @@ def test_score_sheet_lines() -> None:
     assert lines[1] == EN("achievements.earned_title", player="P1", title="Budding Quilter")
     assert len(lines) == 2  # the loser's "not the winner" is not announced
     # Only the seats concerned are voided, each named with its own reason.
-    voided = {"earned": [
-        {"seat": 0, "user_id": 100, "ids": ["normal-60"], "choices": ["normal-60"],
-         "reason": "earned", "points": 1, "title": None},
-        {"seat": 1, "user_id": 101, "ids": [], "choices": [], "reason": "hints_used",
-         "points": 0, "title": None}]}
+    first = progress.Earned(seat=0, user_id=100, ids=("normal-60",), choices=("normal-60",),
+                            reason="earned", points=1, title=None)
+    hinted = progress.Earned(seat=1, user_id=101, ids=(), choices=(), reason="hints_used",
+                             points=0, title=None)
+    voided = progress.Progress(earned=(first, hinted))
     assert progress_words.game_over_lines(EN, None, game(), voided) == [
         EN("achievements.earned", player="P1", name="60+ points"),
         EN("achievements.void.hints_used", player="P2")]
-    voided["earned"][1]["reason"] = "computer_played"
+    voided = progress.Progress(earned=(first, replace(hinted, reason="computer_played")))
     assert progress_words.game_over_lines(EN, None, game(), voided)[1] == EN(
         "achievements.void.computer_played", player="P2")
 
@@ -69,15 +72,15 @@ def test_score_sheet_controls() -> None:
     assert [o.value for o in pick.options] == ["normal-65", "normal-60"]
     assert [o.default for o in pick.options] == [True, False]
     # A challenge game has no rematch (one attempt a week), only its replay.
-    lone = ui.score_sheet_view(EN, game(1, challenge="2025-W01"), {})
+    lone = ui.score_sheet_view(EN, game(1, challenge="2025-W01"), None)
     assert [c.item.custom_id for c in lone.children] == ["calico:replay:7"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_challenge_summary_names_without_pinging(lang: str) -> None:
-    payload = {"week": "2025-W01", "guild_id": 1, "entrants": 2, "everywhere": 9, "best": 81,
-               "top": [[1, 100, "Ann", 70], [2, 101, "Bob", 64]]}
-    out = ui.challenge_summary_message(Text(lang), payload)
+    summary = Summary(week="2025-W01", guild_id=1, entrants=2, language=None, everywhere=9,
+                      best=81, top=((1, 100, "Ann", 70), (2, 101, "Bob", 64)))
+    out = challenge_ui.challenge_summary_message(Text(lang), summary)
     assert "2025-W01" in out.content and "<@100>" in out.content and "**70**" in out.content
     assert "81" in out.content and out.ping == []
 

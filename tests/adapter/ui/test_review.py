@@ -11,7 +11,7 @@ import pytest
 import render
 from bot.adapter.ui import review as review_ui
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, SeatInfo
-from bot.core.review import HintsOutcome, ReviewOutcome
+from bot.core.review.model import HintsOutcome, ReviewOutcome
 from bot.words import review as review_words
 from bot.words.catalogue import LANGS, Text, load
 from data import load_catalog

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
+from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.storage import StorageError, open_store
@@ -37,7 +38,7 @@ async def filled(path: Path, clock: FakeClock) -> None:
     g = await new_game(m, host=CAT, computers=1)
     await step(m, g, CAT.id)
     await m.dispatcher(RecordingDelivery()).run_once()
-    await m.set_settings(BOB.id, reminders=False)
+    await queries.set_settings(m.kernel, BOB.id, reminders=False)
     await m.close()
 
 
@@ -56,11 +57,11 @@ async def test_sqlite_to_postgresql_and_back_keeps_every_row(
     # The game goes on on PostgreSQL (ids continue after the copied ones).
     m = await Manager.open(pg_db, clock=clock, seed_source=seeds(50))
     try:
-        playing = await m.games_for_user(CAT.id)
+        playing = await queries.games_for_user(m.kernel, CAT.id)
         assert len(playing) == 1 and playing[0].status.active
         fresh = await new_game(m, people=(BOB,))
         assert fresh.id > max(g.id for g in playing)
-        assert (await m.get_settings(BOB.id)).reminders is False
+        assert (await queries.get_settings(m.kernel, BOB.id)).reminders is False
     finally:
         await m.close()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import lobby, queries
 from bot.core.manager import Manager
 from bot.core.storage import GameWrite, StaleWriteError, StorageError, open_store
 from bot.core.storage.codec import decode_state, encode_config, encode_state
@@ -58,10 +59,10 @@ async def test_empty_file_is_migrated(tmp_path: Path) -> None:
 async def test_reopen_keeps_data_and_does_not_migrate_again(tmp_path: Path) -> None:
     path = tmp_path / "again.db"
     m = await Manager.open(path)
-    g = await m.create_game(ANN, 1, 2)
+    g = await lobby.create_game(m.kernel, ANN, 1, 2)
     await m.close()
     m = await Manager.open(path)
-    assert (await m.get_game(g.id)).host_id == ANN.id
+    assert (await queries.game(m.kernel, g.id)).host_id == ANN.id
     assert m.store.schema_version == latest_version()
     await m.close()
 
@@ -92,7 +93,7 @@ async def test_not_a_database_is_refused_and_untouched(tmp_path: Path) -> None:
 async def test_damaged_schema_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "damaged.db"
     m = await Manager.open(path)
-    await m.create_game(ANN, 1, 2)
+    await lobby.create_game(m.kernel, ANN, 1, 2)
     await m.close()
     data = bytearray(path.read_bytes())
     data[100:4096] = random.Random(1).randbytes(3996)  # the schema page, after the header
@@ -109,7 +110,7 @@ async def test_open_is_cheap_and_the_full_check_is_on_demand(tmp_path: Path) -> 
     path = tmp_path / "big.db"
     m = await Manager.open(path)
     for _ in range(300):
-        await m.create_game(ANN, 1, 2)
+        await lobby.create_game(m.kernel, ANN, 1, 2)
     await m.store.checkpoint()  # type: ignore[attr-defined]
     await m.close()
     assert await check(path) == []
