@@ -32,7 +32,7 @@ import hashlib
 import json
 import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import discord
@@ -54,7 +54,6 @@ from bot.core.kernel import Kernel
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo
 from bot.core.outbox import Dispatcher
-from bot.core.storage import require_postgres_driver
 from bot.core.timers import SweepLoop
 from bot.ops import memory
 from bot.ops.health import HealthServer, HealthThresholds, start_listener
@@ -208,6 +207,10 @@ class CalicoBot(commands.AutoShardedBot):
             self._locales = LocaleSource(self.kernel)
         return self._locales
 
+    def now(self) -> datetime:
+        """The time on the core's clock (a test's fake clock too)."""
+        return self.manager.now()
+
     @property
     def accepting(self) -> bool:
         return self._accepting
@@ -313,11 +316,8 @@ class CalicoBot(commands.AutoShardedBot):
         except discord.HTTPException as e:
             log.warning("could not read Discord's gateway recommendation: %s", e)
         if settings.cluster_slots:
-            require_postgres_driver()
-            from bot.core.storage.postgres.store import wait_for_slot
-
             slots = settings.cluster_slots
-            self.cluster_slot, self._slot = await wait_for_slot(settings.db_path, slots)
+            self.cluster_slot, self._slot = await Manager.claim_slot(settings.db_path, slots)
             count = await self._cluster_shard_count(settings.shard_count, recommended, slots)
             self.shard_count = count
             self.shard_ids = [s for s in range(count) if s % settings.cluster_slots
@@ -432,7 +432,7 @@ class CalicoBot(commands.AutoShardedBot):
         if self._manager is not None:
             # Before the pool closes: the computer turns still queued are left to their timers
             # (played at the next start), none is cut off mid-commit by the pool going away.
-            await self._manager.kernel.stop_computers()
+            await self._manager.stop_computers()
         if self.computers is not None:
             self.computers.close()
         if self._owns_manager and self._manager is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -42,6 +43,10 @@ class App(Protocol):
     @property
     def accepting(self) -> bool:
         """False once shutting down: new interactions get a "restarting" answer."""
+        ...
+
+    def now(self) -> datetime:
+        """The time on the core's clock (the one stored times are on)."""
         ...
 
     async def thread_text(self, game: GameInfo) -> Text: ...

@@ -22,7 +22,6 @@ from typing import Any, TypeAlias
 import discord
 
 from bot.core.outbox import DeliveryError, Receipt
-from bot.core.storage import NoticeStatus
 from bot.words import describe
 
 START = "\u2060"  # word joiner: opens the mark, and keeps it from joining the text before it
@@ -86,7 +85,7 @@ async def post_once(target: discord.abc.Messageable, kwargs: dict[str, Any], non
     the errors."""
     found = await look(target) if look is not None else None
     if found is not None:
-        return Receipt(NoticeStatus.DONE, found.id, found=True)
+        return Receipt(message_id=found.id, found=True)
     kwargs = {**kwargs, "content": marked(kwargs.get("content"), nonce)}
     try:
         message = await target.send(nonce=nonce, **kwargs)
@@ -94,4 +93,4 @@ async def post_once(target: discord.abc.Messageable, kwargs: dict[str, Any], non
         raise DeliveryError(f"{what} channel unusable ({e.code})", permanent=True) from None
     except discord.HTTPException as e:
         raise DeliveryError(f"{what} post failed: {e.status} {e.code}") from None
-    return Receipt(NoticeStatus.DONE, message.id)
+    return Receipt(message_id=message.id)

@@ -27,7 +27,7 @@ from bot.core.kernel import Kernel
 from bot.core.models import SweepReport
 from bot.core.outbox import Delivery, Dispatcher
 from bot.core.progress.feature import FEATURE as PROGRESS
-from bot.core.storage import OutboxStats, Store, open_store
+from bot.core.storage import OutboxStats, Store, open_store, require_postgres_driver
 from bot.core.tournament.feature import FEATURE as TOURNAMENT
 
 __all__ = ["FEATURES", "Manager", "ManagerConfig"]
@@ -60,9 +60,18 @@ class Manager:
         the kernel, a feature's through its own storage module)."""
         return self.kernel.store
 
+    async def stop_computers(self) -> None:
+        """Stop the computers' queue (at shutdown, before their worker pool closes): turns
+        still queued are left to their timers, for the next process."""
+        await self.kernel.stop_computers()
+
     async def close(self) -> None:
         await self.kernel.stop_computers()
         await self.kernel.store.close()
+
+    def now(self) -> datetime:
+        """The time on this process's clock (the one the core stores times by)."""
+        return self.kernel.now()
 
     def dispatcher(self, delivery: Delivery, **kwargs: Any) -> Dispatcher:
         """The outbox's dispatcher on this core's store and clock, with the DM fallback wired
@@ -82,6 +91,16 @@ class Manager:
 
     # ------------------------------------------------------------------ the deployment
     # What the adapter and ops need from the database, so that they never touch the store.
+
+    @staticmethod
+    async def claim_slot(location: str, slots: int) -> tuple[int, Any]:
+        """One of ``slots`` cluster slots of the deployment on the PostgreSQL at ``location``,
+        waiting as a standby until one is free: (the slot, the connection holding it; closing
+        it frees the slot)."""
+        require_postgres_driver()
+        from bot.core.storage.postgres.store import wait_for_slot
+
+        return await wait_for_slot(location, slots)
 
     @property
     def last_sweep_at(self) -> datetime | None:

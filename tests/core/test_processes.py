@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import flow, queries, turns
+from bot.core import flow, lobby, queries, turns
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameStatus
@@ -65,11 +65,11 @@ async def test_a_cached_game_never_refuses_a_click_another_process_made_valid(
     b = await Manager.open(pg_db)
     try:
         g = await new_game(a, people=(BOB,), setup="beginner")
-        await a.get_game(g.id)  # cached in A
-        g = await step(b, await b.get_game(g.id), g.current_user_id)  # type: ignore[arg-type]
+        await queries.game(a.kernel, g.id)  # cached in A
+        g = await step(b, await queries.game(b.kernel, g.id), g.current_user_id)  # type: ignore[arg-type]
         who = g.current_user_id
         assert who is not None
-        result = await a.play_turn(g.id, who, g.ply, any_move(g, who))
+        result = await turns.play_turn(a.kernel, g.id, who, g.ply, any_move(g, who))
         assert result.game.ply == g.ply + 1
         # ...and the click B's move made out of date is refused by both, changing nothing.
         for manager in (a, b):
@@ -148,20 +148,20 @@ async def test_a_computer_turn_left_unfinished_is_finished_by_another_process(
         run_computers = flow.run_computers
 
         async def dies(k, g, strict=False):  # type: ignore[no-untyped-def]
-            if k is not a:
+            if k is not a.kernel:
                 return await run_computers(k, g, strict=strict)
             return g  # process A "dies" before it plays the computer's turn
 
         monkeypatch.setattr(flow, "run_computers", dies)
-        g = await a.start(g.id, ANN.id)
+        g = await lobby.start(a.kernel, g.id, ANN.id)
         if g.current_user_id == ANN.id:
             g = await step(a, g, ANN.id)
         assert g.current_user_id is None and g.status is GameStatus.PLAY
         assert (await b.sweep()).computer_moves == 0  # within the grace: A may still do it
-        clock.advance(b.config.computer_grace)
+        clock.advance(b.kernel.config.computer_grace)
         report = await b.sweep()
         assert report.computer_moves == 1
-        assert (await b.get_game(g.id)).current_user_id == ANN.id
+        assert (await queries.game(b.kernel, g.id)).current_user_id == ANN.id
     finally:
         await a.close()
         await b.close()

@@ -294,15 +294,15 @@ async def test_two_processes_never_post_one_computer_turn_twice(
         g = await computer_game(a)
         gate.open.clear()
         gate.asked.clear()
-        await a.play_turn(g.id, ANN.id, g.ply, any_move(g, ANN.id))
+        await turns.play_turn(a.kernel, g.id, ANN.id, g.ply, any_move(g, ANN.id))
         await asyncio.sleep(0.05)
         assert gate.asked == [g.id]  # A's computer is thinking
-        clock.advance(a.config.computer_grace)
+        clock.advance(a.kernel.config.computer_grace)
         assert (await b.sweep()).computer_moves == 1
-        await asyncio.wait_for(b.computers_idle(), 30)
+        await asyncio.wait_for(b.kernel.computers_idle(), 30)
         gate.open.set()  # A's computer answers, too late
-        await asyncio.wait_for(a.computers_idle(), 30)
-        after = await b.get_game(g.id, fresh=True)
+        await asyncio.wait_for(a.kernel.computers_idle(), 30)
+        after = await queries.game(b.kernel, g.id, fresh=True)
         assert after.current_user_id == ANN.id and after.ply == g.ply + 2
         moves = [mv for mv in await b.store.moves(g.id) if mv.ply == g.ply + 1]
         assert len(moves) == 1 and moves[0].played_by == "computer"

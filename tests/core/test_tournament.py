@@ -306,13 +306,13 @@ async def test_two_managers_on_postgresql_pair_a_round_once(
             clock.advance(2 * DAY)
             for _ in range(3):
                 await asyncio.gather(a.sweep(), b.sweep())
-            first = await records.tables(a, t.id)
+            first = await records.tables(a.kernel, t.id)
             assert len(first) == 4 and all(x.game_id is not None for x in first)
             assert len(await a.store.game_ids(guild_id=GUILD)) == 4
             await play_round(a, t.id, 1, random.Random(5))
             for _ in range(3):
                 await asyncio.gather(a.sweep(), b.sweep())
-            assert len(await records.tables(b, t.id)) == 8
+            assert len(await records.tables(b.kernel, t.id)) == 8
             assert len(await b.store.game_ids(guild_id=GUILD)) == 8
             notes = kinds(await a.store.notices(0))
             assert notes.count("round") == 2 and notes.count("standings") == 1

@@ -26,9 +26,8 @@ from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, UserRef
 from bot.core.notices import NoticeKind
 from bot.core.storage import NoticeStatus
-from bot.core.tournament import model as tournament_model
-from bot.core.tournament import records as tournament_records
-from bot.core.tournament import signup as tournament_signup
+from bot.core.tournament import model as tour
+from bot.core.tournament import records, signup
 from bot.settings import Settings
 from bot.words.catalogue import Text
 from engine.config import Setup
@@ -203,9 +202,9 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
 
     # A tournament alice organises (made through the core: only a manager could create one).
     now = manager.kernel.now_ms()
-    cup = await tournament_signup.create(
-        manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, lobby.channel_id,
-        tournament_model.Spec("Cup", tournament_model.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+    cup = await signup.create(
+        manager.kernel, UserRef(env.user("alice").id, "Alice"), env.guild.id, lobby.channel_id,
+        tour.Spec("Cup", tour.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
                         now + 86_400_000, 72.0))
 
     def organiser(action: str, **options: Any) -> Callable[[], Awaitable[str]]:
@@ -224,7 +223,7 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
         policy.slash("admin"): (admin, EN("hosting.manage_only")),
         policy.slash("abandon"): (abandon, FR("error.manage_guild")),
         "select:lr": (remove_select, EN("error.host_only")),
-        policy.slash("tournament create"): (create_cup, EN("tournament_model.create_refused")),
+        policy.slash("tournament create"): (create_cup, EN("tournament.create_refused")),
         policy.slash("tournament close"): (organiser("close"), not_organiser),
         policy.slash("tournament remove"): (organiser("remove", user="alice"),
                                             not_organiser),
@@ -239,10 +238,10 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
     assert await queries.game(manager.kernel, game_id, fresh=True) == before
     assert (await servers.settings(manager.kernel, env.guild.id)).is_default
     # The cup is as it was (its sign-up post, made meanwhile, is the only change).
-    after = await tournament_records.get(manager, cup.id)
+    after = await records.get(manager.kernel, cup.id)
     assert (after.status, after.entrants, after.signup_ends_at) == (
         cup.status, cup.entrants, cup.signup_ends_at)
-    assert len(await tournament_records.listed(manager, env.guild.id)) == 1
+    assert len(await records.listed(manager.kernel, env.guild.id)) == 1
 
     # The host removes bob: the lobby says so, and bob cannot join again.
     select = env.get_message(lobby.id).select(remove)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import queries, turns
+from bot.core import lobby, queries, turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, LobbyOptions, UserRef
@@ -51,8 +51,8 @@ async def test_cats_scenario_path_and_per_seat_voiding(
     # /calico start with three cats (English): the lobby names them.
     await slash_answer(env, "alice", "start", {"players": 2, **CATS})
     await settle(env)
-    lobby = env.messages(env.threads(env.channel)[-1].id)[0]
-    assert en("lobby.cats", cats="Leo, Callie, Cira") in lobby.content
+    post = env.messages(env.threads(env.channel)[-1].id)[0]
+    assert en("lobby.cats", cats="Leo, Callie, Cira") in post.content
     table = await queries.game_for_thread(manager.kernel, env.threads(env.channel)[-1].id)
     assert table is not None and table.options.cats == ("leo", "callie", "cira")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.adapter.ui import progress as progress_ui
-from bot.core import queries
+from bot.adapter.ui import replays as replays_ui
+from bot.core import lobby, queries
 from bot.core.clock import FakeClock
 from bot.core.models import GameStatus, ManagerError
 from bot.words import markup
@@ -62,7 +62,7 @@ async def test_a_refused_replay_or_start_is_private(
         await asyncio.sleep(1.8)
         raise ManagerError("no_finished_game")
 
-    monkeypatch.setattr(progress_ui, "finished_game", slow_refusal)
+    monkeypatch.setattr(replays_ui, "finished_game", slow_refusal)
     inter = await env.slash("alice", "calico", "replay")
     await inter.wait_response(timeout=3)
     [answer] = await inter.wait_followups(1, timeout=10)
@@ -71,12 +71,10 @@ async def test_a_refused_replay_or_start_is_private(
     assert not [m for m in env.messages(env.channel) if m.loading]  # no "thinking" left behind
 
     # /calico start refused by the manager after the checks: privately too.
-    manager = bot(env).manager
-
     async def refuse(*args: Any, **kwargs: Any) -> Any:
         raise ManagerError("not_allowed")
 
-    monkeypatch.setattr(manager, "create_game", refuse)
+    monkeypatch.setattr(lobby, "create_game", refuse)
     inter = await env.slash("alice", "calico", "start", options={"players": 2})
     await inter.wait_response()
     [answer] = await inter.wait_followups(1)

@@ -16,8 +16,8 @@ from bot.adapter.delivery import DiscordDelivery, nonce_for
 from bot.core.clock import FakeClock
 from bot.core.models import LobbyOptions, UserRef
 from bot.core.notices import Notice, NoticeKind
-from bot.core.tournament import model as tournament_model
-from bot.core.tournament import signup as tournament_signup
+from bot.core.tournament import model as tour
+from bot.core.tournament import signup
 from bot.core.tournament.model import Post
 from tests.adapter.harness import answer_text, bot, bot_factory, settle
 from tests.fakediscord import DiscordEnv
@@ -94,11 +94,11 @@ async def test_a_tournament_post_already_in_discord_is_found(discord_env: Discor
     await env.start_client(bot_factory(tmp_path / "t.sqlite3", FakeClock()))
     manager = bot(env).manager
     now = manager.kernel.now_ms()
-    cup = await tournament_signup.create(
-        manager, UserRef(env.user("alice").id, "Alice"), env.guild.id, env.channel.id,
-        tournament_model.Spec("Cup", tournament_model.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
+    cup = await signup.create(
+        manager.kernel, UserRef(env.user("alice").id, "Alice"), env.guild.id, env.channel.id,
+        tour.Spec("Cup", tour.SWISS, 3, 2, LobbyOptions(), now + 86_400_000,
                         now + 86_400_000, 72.0))
-    await tournament_signup.cancel(manager, cup.id, env.user("alice").id, True)
+    await signup.cancel(manager.kernel, cup.id, env.user("alice").id, True)
     await settle(env)
     delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
     assert isinstance(delivery, DiscordDelivery)

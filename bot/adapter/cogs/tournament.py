@@ -34,6 +34,7 @@ from bot.adapter.ui import respond
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import servers
+from bot.core.clock import to_ms
 from bot.core.models import ManagerError
 from bot.core.tournament import model as tour
 from bot.core.tournament import records, signup
@@ -132,7 +133,7 @@ class Tournament(CalicoCog):
             return
         organiser = user_ref(interaction)
         self.bot.locales.remember(organiser.id, organiser.locale)
-        now = self.bot.kernel.now_ms()
+        now = to_ms(self.bot.now())
         signup_ends = now + signup_hours * HOUR_MS
         starts = now + (start_hours if start_hours is not None else signup_hours) * HOUR_MS
         spec = tour.Spec(name, format, rounds, table_size, options, signup_ends, starts,
