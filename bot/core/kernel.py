@@ -21,14 +21,16 @@ processes' commits also drop cached games at once (the store's change notificati
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
+from bot.core.cache import GameCache
 from bot.core.clock import Clock, SystemClock, span_ms, to_ms
 from bot.core.computers import ComputerPool
 from bot.core.config import ManagerConfig
@@ -96,14 +98,14 @@ class Kernel:
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self.seed_source: Callable[[], int] = seed_source or (
             lambda: secrets.randbits(SEED_BITS))
-        self._cache: OrderedDict[int, LiveGame] = OrderedDict()
-        self._ended: OrderedDict[int, None] = OrderedDict()  # ended games in the cache
+        self.games = GameCache(self.config.cache_size, self.config.ended_cache_size)
         self._users: OrderedDict[int, UserRow] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
         self._user_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
-        store.on_game_changed(self._changed_elsewhere)
+        store.on_game_changed(self.games.changed_elsewhere)
+        store.on_changed(self.games.touch)  # a feature's topic, changed by another process
         store.on_user_changed(self._forget_user)
         self.last_sweep_at: datetime | None = None
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
@@ -163,51 +165,24 @@ class Kernel:
     def _forget_user(self, user_id: int) -> None:
         self._users.pop(user_id, None)
 
-    def _changed_elsewhere(self, game_id: int, version: int) -> None:
-        have = self._cache.get(game_id)
-        if have is not None and have.version != version:
-            del self._cache[game_id]
-
-    def _remember(self, g: LiveGame) -> None:
-        have = self._cache.get(g.id)
-        if have is not None and have.version > g.version:
-            return  # a load that raced a commit: keep the newer game
-        self._keep(g)
-
-    def _keep(self, g: LiveGame) -> None:
-        """Cache ``g`` (the most recent games first to stay; ended ones only a few)."""
-        self._cache[g.id] = g
-        self._cache.move_to_end(g.id)
-        if not g.status.active:
-            self._ended[g.id] = None
-            self._ended.move_to_end(g.id)
-            while len(self._ended) > self.config.ended_cache_size:
-                self._cache.pop(self._ended.popitem(last=False)[0], None)
-        while len(self._cache) > self.config.cache_size:
-            gone, _ = self._cache.popitem(last=False)
-            self._ended.pop(gone, None)
-
     def forget(self, game_id: int) -> None:
         """Drop a game from the cache (the next read loads it)."""
-        self._cache.pop(game_id, None)
+        self.games.forget(game_id)
 
     def cached(self, game_id: int) -> LiveGame | None:
         """The cached game, if any (no load)."""
-        return self._cache.get(game_id)
+        return self.games.peek(game_id)
 
     def cached_games(self) -> list[LiveGame]:
         """Every cached game, least recently used first."""
-        return list(self._cache.values())
+        return self.games.games()
 
     # ------------------------------------------------------------------ load and commit
 
     async def load(self, game_id: int) -> LiveGame:
         """The game, from the cache when there (may be behind another process: reads only)."""
-        g = self._cache.get(game_id)
-        if g is not None:
-            self._cache.move_to_end(game_id)
-            return g
-        return await self.reload(game_id)
+        g = self.games.get(game_id)
+        return g if g is not None else await self.reload(game_id)
 
     async def reload(self, game_id: int) -> LiveGame:
         """The stored game (the cache refreshed with it)."""
@@ -216,11 +191,11 @@ class Kernel:
             raise ManagerError(ErrorCode.UNKNOWN_GAME, f"no game {game_id}")
         row = await self.store.load_game(game_id)
         if row is None:
-            self._cache.pop(game_id, None)
+            self.games.forget(game_id)
             raise ManagerError(ErrorCode.UNKNOWN_GAME, f"no game {game_id}")
         g = LiveGame.from_row(row)
-        self._cache.pop(game_id, None)
-        self._remember(g)
+        self.games.forget(game_id)
+        self.games.remember(g)
         return g
 
     async def get_game(self, game_id: int, *, fresh: bool = False) -> GameInfo:
@@ -241,6 +216,45 @@ class Kernel:
             except (StaleError, StaleWriteError):
                 continue
         raise ManagerError(ErrorCode.STALE, f"{what} changed meanwhile")
+
+    async def wait_for(self, game_id: int, ready: Callable[[LiveGame], bool],
+                       timeout: float) -> LiveGame:
+        """The game once ``ready`` says so, or as it stands after ``timeout`` seconds (see
+        :meth:`wait_until`: woken by the game's changes, never by polling)."""
+        async def read(fresh: bool) -> LiveGame:
+            return await (self.reload(game_id) if fresh else self.load(game_id))
+
+        # A reload caches the game, which wakes this very wait: that is not a change.
+        return await self.wait_until(game_id, read, ready, timeout,
+                                     own=lambda g: self.games.peek(game_id) is g)
+
+    async def wait_until(self, topic: Hashable, read: Callable[[bool], Awaitable[R]],
+                         ready: Callable[[R], bool], timeout: float, *,
+                         own: Callable[[R], bool] = lambda _: False,
+                         recheck: float = 2.0) -> R:
+        """``read()`` again each time ``topic`` changes (a game id, or a feature's topic such as
+        ``("tournament", 7)``), until ``ready`` says so or ``timeout`` seconds passed; returns
+        the last value read. Woken by this process's commits and by other processes' change
+        notifications (:class:`~bot.core.cache.GameCache`); read afresh (``read(True)``) at
+        least every ``recheck`` seconds, so a notification that never came costs that long."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        with self.games.watch(topic) as changed:
+            value = await read(self.store.shared)
+            while not ready(value) and (left := end - loop.time()) > 0:
+                if own(value):
+                    changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), min(left, recheck))
+                woken = changed.is_set()
+                changed.clear()
+                value = await read(not woken)
+        return value
+
+    def changed(self, topic: Hashable) -> None:
+        """A feature's ``topic`` changed in this process (its storage notifies the others with
+        ``notify("x:<topic>")``): wake whoever waits on it (:meth:`wait_until`)."""
+        self.games.touch(topic)
 
     async def mutate(self, game_id: int, change: Callable[[LiveGame], Awaitable[T]]) -> T:
         """Run ``change`` on the game under its lock (:meth:`versioned`: the cached game first,
@@ -323,7 +337,8 @@ class Kernel:
         threadless = g.challenge_week is not None
         return [
             NoticeDraft(body.kind, user, g.ply, encode(body),
-                        None if key_prefix is None else f"{key_prefix}.{i}")
+                        None if key_prefix is None else f"{key_prefix}.{i}",
+                        express=body.express)
             for i, (body, user) in enumerate(tx.notices)
             if user is not None or not threadless
         ]
@@ -355,17 +370,17 @@ class Kernel:
         try:
             await self.store.commit(write)
         except StaleWriteError:
-            self._cache.pop(g.id, None)
+            self.games.forget(g.id)
             raise StaleError() from None
         except BaseException:
             # Cancelled while the database may still commit it, or a database error: either
             # way the cached game can no longer be trusted; the next call reloads it.
-            self._cache.pop(g.id, None)
+            self.games.forget(g.id)
             raise
         if tx.move is not None:
             self.moves_committed += 1
         new = evolve(g, {"version": version, "updated_at": tx.now})
-        self._keep(new)
+        self.games.keep(new)
         for user_id, name, locale in tx.user_names:
             self._remember_user(user_id, name, locale)
         for user_id, changes in tx.user_updates:
@@ -389,7 +404,7 @@ class Kernel:
             timers=[*tx.upsert_timers, *self._idle_timer(tx)], steps=tx.steps))
         new = evolve(g, {"id": game_id, "version": 0, "created_at": tx.now,
                          "updated_at": tx.now})
-        self._remember(new)
+        self.games.remember(new)
         for user_id, name, locale in tx.user_names:
             self._remember_user(user_id, name, locale)
         return new

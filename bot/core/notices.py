@@ -88,9 +88,12 @@ class Events:
 
 class Body:
     """A notice kind's payload (subclasses are frozen dataclasses, declared with
-    :func:`declare`)."""
+    :func:`declare`). ``express``: cheap to show and waited for by a person who just clicked
+    (opening a new game's thread, its lobby): its lane goes before the others, and the outbox
+    keeps a few slots for such lanes, so it never waits behind other games' pictures."""
 
     kind: ClassVar[str]
+    express: ClassVar[bool] = False
 
 
 class Part:
@@ -167,11 +170,15 @@ class NoticeKind(StrEnum):
 class OpenThread(Body):
     """Create (or, after a crash, adopt) the game's thread: first in its lane."""
 
+    express = True
+
 
 @declare(NoticeKind.LOBBY)
 @dataclass(frozen=True, slots=True)
 class Lobby(Body):
     """Post the lobby message in the thread, then edit it in place."""
+
+    express = True
 
 
 @declare(NoticeKind.STARTED)

@@ -55,7 +55,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.core.clock import Clock, from_ms, to_ms
 from bot.core.faults import crash_point
@@ -131,6 +131,7 @@ class Dispatcher:
         owner: str | None = None,
         on_dm_failed: DmFailedHandler | None = None,
         concurrency: int = 16,
+        express: int = 4,
         per_lane: int = 8,
         lease: float = 60.0,
         base_delay: float = 2.0,
@@ -145,6 +146,7 @@ class Dispatcher:
         self.owner = owner or process_owner()
         self.on_dm_failed = on_dm_failed
         self.concurrency = concurrency
+        self.express = express  # slots kept for express lanes (see the module docstring)
         self.per_lane = per_lane
         self.lease_ms = int(lease * 1000)
         self.base_delay = base_delay
@@ -178,9 +180,10 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ one lane
 
-    async def _serve(self, lane: Lane) -> int:
+    async def _serve(self, lane: Lane, express: bool = False) -> int:
         """Deliver up to ``per_lane`` notices of a claimed lane, then give it back. Returns how
-        many were delivered."""
+        many were delivered. ``express``: only the express notices at the lane's head (the
+        rest goes back in line with the others)."""
         delivered = 0
         due = self._now()
         loop = asyncio.get_running_loop()
@@ -200,6 +203,8 @@ class Dispatcher:
                 notices[0] = dataclasses.replace(notices[0], sent_at=from_ms(lane.since))
             for notice in notices:
                 if self._stopping or loop.time() > until or lost.is_set():
+                    break
+                if express and not notice.body.express:
                     break
                 retry_at, shown = await self._deliver_one(notice)
                 delivered += shown
@@ -326,9 +331,10 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ passes
 
-    async def _claim(self, limit: int) -> list[Lane]:
+    async def _claim(self, limit: int, express: bool = False) -> list[Lane]:
         self.passes += 1
-        lanes = await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit)
+        lanes = await self.store.claim_lanes(self.owner, self._now(), self.lease_ms, limit,
+                                             express)
         # A lane this process still serves, claimed again because its lease ran out all the same
         # (renewals failed or stopped): that serve goes on (and gives it back); a second one
         # would post its notices again.
@@ -350,43 +356,55 @@ class Dispatcher:
     async def run_forever(self, *, grace: float = 5.0) -> None:
         """Deliver until :meth:`stop`: keeps ``concurrency`` lanes in flight, claims a new one as
         soon as one is done, wakes at once when a commit queues notices, and otherwise polls
-        every ``poll_interval`` seconds (retries coming due). On stop, lanes in flight finish
-        their current notice (at most ``grace`` seconds)."""
+        every ``poll_interval`` seconds (retries coming due). ``express`` more slots serve only
+        express lanes (a new game's thread), so that one never waits for a busy slot. On stop,
+        lanes in flight finish their current notice (at most ``grace`` seconds)."""
         self._stopping = False
         event = self.store.notices_added
         active: set[asyncio.Task[int]] = set()
+        fast: set[asyncio.Task[int]] = set()  # express lanes being served
         try:
             while not self._stopping:
-                free = self.concurrency - len(active)
-                claimed: list[Lane] = []
-                if free > 0:
-                    event.clear()  # before claiming: a commit after the claim wakes us
-                    try:
-                        claimed = await self._claim(free)
-                    except Exception:
-                        log.exception("claiming outbox lanes failed")
-                    for lane in claimed:
-                        active.add(asyncio.create_task(self._serve(lane)))
-                    if len(claimed) == free:
-                        # Every slot was filled: more lanes may be due; claim again as soon as
-                        # one finishes.
-                        await asyncio.wait(active, return_when=asyncio.FIRST_COMPLETED)
-                        active = self._reap(active)
-                        continue
+                event.clear()  # before claiming: a commit after the claim wakes us
+                full = await self._fill(active, self.concurrency, express=False)
+                await self._fill(fast, self.express, express=True)
+                if full:
+                    # Every slot was filled: more lanes may be due; claim again as soon as
+                    # one finishes (or an express lane comes).
+                    waits: set[asyncio.Future[Any]] = {*active, *fast}
+                    timeout: float | None = None
+                else:
+                    waits, timeout = {*active, *fast}, self.poll_interval
                 wake = asyncio.ensure_future(event.wait())
                 try:
-                    await asyncio.wait({*active, wake}, timeout=self.poll_interval,
+                    await asyncio.wait({*waits, wake}, timeout=timeout,
                                        return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     wake.cancel()
-                active = self._reap(active)
+                active, fast = self._reap(active), self._reap(fast)
         finally:
-            if active:
-                _, pending = await asyncio.wait(active, timeout=grace)
+            tasks = active | fast
+            if tasks:
+                _, pending = await asyncio.wait(tasks, timeout=grace)
                 for task in pending:
                     task.cancel()
                 with contextlib.suppress(Exception):
                     await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _fill(self, tasks: set[asyncio.Task[int]], slots: int, *, express: bool) -> bool:
+        """Claim lanes for the free slots of ``tasks`` and start serving them; True when every
+        slot was filled."""
+        free = slots - len(tasks)
+        if free <= 0:
+            return slots > 0
+        try:
+            claimed = await self._claim(free, express)
+        except Exception:
+            log.exception("claiming outbox lanes failed")
+            return False
+        for lane in claimed:
+            tasks.add(asyncio.create_task(self._serve(lane, express)))
+        return len(claimed) == free
 
     @staticmethod
     def _reap(active: set[asyncio.Task[int]]) -> set[asyncio.Task[int]]:

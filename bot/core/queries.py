@@ -6,6 +6,7 @@ stats and the leaderboard, a person's settings and locale. Built on the kernel's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bot.core.challenge import play as challenge
@@ -30,6 +31,14 @@ async def game(k: Kernel, game_id: int, *, fresh: bool = False) -> GameInfo:
     """A game (ManagerError ``unknown_game`` if there is none); ``fresh``: as stored now, not
     as this process last saw it (another process may have moved it on)."""
     return await k.get_game(game_id, fresh=fresh)
+
+
+async def wait_for(k: Kernel, game_id: int, ready: Callable[[GameInfo], bool],
+                   timeout: float) -> GameInfo:
+    """The game once ``ready(game)`` holds, or as it stands after ``timeout`` seconds: woken
+    by the game's changes (this process's commits, other processes' notifications), never by
+    polling (:meth:`bot.core.kernel.Kernel.wait_for`)."""
+    return (await k.wait_for(game_id, lambda g: ready(g.info()), timeout)).info()
 
 
 async def state_at(k: Kernel, game_id: int, ply: int) -> GameState:

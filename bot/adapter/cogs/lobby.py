@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any, Literal
 
@@ -13,12 +12,13 @@ from bot.adapter import hosting
 from bot.adapter.cogs import CalicoCog, L, choice
 from bot.adapter.context import Host, user_ref
 from bot.adapter.options import CATS, BadOptionError, solo_options, start_options
+from bot.adapter.ui import lobby as lobby_ui
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import lobby, queries, servers
+from bot.core import lobby, servers
 from bot.core.faults import crash_point
-from bot.core.models import GameInfo, GameStatus, ManagerError, UserRef
+from bot.core.models import GameInfo, ManagerError, UserRef
 from bot.words import markup
 from bot.words.catalogue import Text
 from engine.config import Restriction
@@ -26,6 +26,9 @@ from engine.config import Restriction
 log = logging.getLogger("calico.lobby")
 
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posting revives it anyway
+# The answer to /calico start and solo names the game's thread as soon as the outbox opened
+# it; past this, it says the table is on its way (the lobby follows in the thread).
+THREAD_WAIT = 10.0
 
 SETUP_CHOICES = [choice("choice.standard", "standard"), choice("choice.beginner", "beginner")]
 VARIANT_CHOICES = [choice("choice.none", "none"), choice("choice.family", "family"),
@@ -82,22 +85,6 @@ class Lobby(CalicoCog):
         host = user_ref(interaction)
         self.bot.locales.remember(host.id, host.locale)
         return host
-
-    async def _wait_for_thread(self, game_id: int, timeout: float = 10.0) -> GameInfo:
-        """The game once its thread is open and, for a table, its lobby posted there (the
-        outbox does both, in this process or another), or as it stands after ``timeout`` (the
-        answer then says it is on its way)."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        delay = 0.05
-        while True:
-            game = await queries.game(self.bot.kernel, game_id, fresh=True)
-            ready = game.thread_id is not None and (
-                game.lobby_message_id is not None or game.status is not GameStatus.LOBBY)
-            if ready or not game.status.active or loop.time() > end:
-                return game
-            await asyncio.sleep(delay)
-            delay = min(0.5, delay * 1.5)
 
     def _opened(self, tr: Text, game: GameInfo, key: str, host: UserRef | None) -> Outgoing:
         if game.thread_id is None and not game.status.active:
@@ -170,7 +157,7 @@ class Lobby(CalicoCog):
             game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
                                            computers=[level] * computers, open_thread=True)
             crash_point("start.created")
-            game = await self._wait_for_thread(game.id)
+            game = await lobby_ui.wait_for_thread(self.bot.kernel, game.id, THREAD_WAIT)
             return self._opened(tr, game, "lobby.opened", host)
 
         await respond.reply(interaction, work(), ephemeral=False)
@@ -209,7 +196,7 @@ class Lobby(CalicoCog):
             game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
                                            open_thread=True, start=True)
             crash_point("solo.created")
-            game = await self._wait_for_thread(game.id)
+            game = await lobby_ui.wait_for_thread(self.bot.kernel, game.id, THREAD_WAIT)
             out = self._opened(tr, game, "lobby.solo_opened", None)
             if scenario is None:  # the rulebook's path through the scenarios: the next one
                 out.content += await progress_ui.scenario_suggestion(tr, self.bot.kernel,

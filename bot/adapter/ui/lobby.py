@@ -4,7 +4,6 @@ sheet's Rematch button, which opens such a lobby in the finished game's channel.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import discord
@@ -42,16 +41,16 @@ async def lobby_message(tr: Text, kernel: Kernel, game: GameInfo) -> Outgoing:
         out.ping = invite
     return out
 
-async def _wait_for_thread(kernel: Kernel, game_id: int, timeout: float = 5.0) -> GameInfo:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    delay = 0.05
-    while True:
-        game = await queries.game(kernel, game_id, fresh=True)
-        if game.thread_id is not None or not game.status.active or loop.time() > end:
-            return game
-        await asyncio.sleep(delay)
-        delay = min(0.5, delay * 1.5)
+def thread_opened(game: GameInfo) -> bool:
+    """The game's thread exists (or never will: the game ended, e.g. no permission)."""
+    return game.thread_id is not None or not game.status.active
+
+
+async def wait_for_thread(kernel: Kernel, game_id: int, timeout: float = 5.0) -> GameInfo:
+    """The game once the outbox opened its thread (this process or another), or as it stands
+    after ``timeout`` seconds (the answer then says the table is on its way)."""
+    return await queries.wait_for(kernel, game_id, thread_opened, timeout)
+
 
 async def rematch_refusal(tr: Text, kernel: Kernel, interaction: discord.Interaction[Any],
                           game_id: int) -> str | None:
@@ -83,7 +82,7 @@ async def rematch_click(interaction: discord.Interaction[Any], cid: ids.RematchI
 
     async def work() -> Outgoing:
         table, created = await lobby.rematch(bot.kernel, cid.game, me)
-        table = await _wait_for_thread(bot.kernel, table.id)
+        table = await wait_for_thread(bot.kernel, table.id)
         if table.thread_id is None:
             return Outgoing(tr("progress.rematch.opening", game=table.id))
         key = "progress.rematch.opened" if created else "progress.rematch.exists"

@@ -11,7 +11,6 @@ server's language (``/calico admin``), else the organiser's.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from bot.adapter.context import app_of, user_ref
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import custom_ids as ids
 from bot.adapter.ui import images, items, respond
+from bot.adapter.ui import lobby as lobby_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import queries, servers
 from bot.core.models import GameInfo, ManagerError
@@ -101,36 +101,30 @@ async def standings_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
     return out
 
 
-async def _threads(kernel: Kernel, tables: list[tour.Table]) -> dict[int, int | None]:
-    """The thread of each table's game (by table number; None: no game or thread yet)."""
-    out: dict[int, int | None] = {}
-    for x in tables:
-        out[x.table_no] = None
-        if x.game_id is not None:
-            with contextlib.suppress(ManagerError):  # a game gone: no link
-                out[x.table_no] = (await queries.game(kernel, x.game_id, fresh=True)).thread_id
-    return out
+async def _thread_of(kernel: Kernel, table: tour.Table, wait: float) -> int | None:
+    """The thread of a table's game, once the outbox opened it (None: no game, or no thread
+    within ``wait`` seconds)."""
+    if table.game_id is None:
+        return None
+    try:
+        game = await lobby_ui.wait_for_thread(kernel, table.game_id, wait)
+    except ManagerError:
+        return None  # a game gone: no link
+    return game.thread_id
 
 
 async def round_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
                         round_no: int, wait: float = THREAD_WAIT) -> Outgoing:
     """A round's tables, each linked to its game's thread. The round's games are created
     right after the write that queued this post, and their threads opened by other lanes of
-    the outbox at the same time: it waits a little (real time) for them, then names a table
-    still without a thread by its game number."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + wait
-    while True:
-        tables = [x for x in await records.tables(kernel, t.id) if x.round == round_no]
-        threads = await _threads(kernel, tables)
-        missing = [x for x in tables if not x.bye and threads[x.table_no] is None]
-        if not missing or loop.time() >= end:
-            break
-        await asyncio.sleep(0.1)
+    the outbox at the same time: it waits for them (at most ``wait`` seconds, woken as each
+    opens), then names a table still without a thread by its game number."""
+    tables = await records.round_tables(kernel, t.id, round_no, wait=wait)
+    found = await asyncio.gather(*(_thread_of(kernel, x, wait) for x in tables))
+    threads = {x.table_no: thread for x, thread in zip(tables, found, strict=True)}
     lines = [words.table_line(tr, t, x, threads[x.table_no]) for x in tables]
     out = Outgoing(words.round_text(tr, t, round_no, lines))
-    out.ping = [u for x in await records.tables(kernel, t.id) if x.round == round_no
-                for u in x.players]
+    out.ping = [u for x in tables for u in x.players]
     return out
 
 

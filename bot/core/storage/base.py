@@ -108,6 +108,11 @@ class Database(Protocol):
     notices_added: asyncio.Event
 
     @abc.abstractmethod
+    def on_changed(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback`` with a feature's topic another process changed (a plan's
+        ``notify("x:<topic>")``)."""
+
+    @abc.abstractmethod
     async def transact(self, plan: Plan[T]) -> T:
         """Run ``plan`` in one transaction (a plan that raises
         :class:`~bot.core.storage.steps.Rollback` has its writes undone and returns its value)."""
@@ -186,10 +191,12 @@ class OutboxStore(Protocol):
     notices_added: asyncio.Event
 
     @abc.abstractmethod
-    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int,
+                          express: bool = False) -> list[Lane]:
         """Up to ``limit`` lanes with work due, longest-waiting first, leased to ``owner`` until
         ``now + lease_ms``; a lane leased to someone else is taken only once its lease ran out.
-        A lane whose last serve never gave it back (its process died) comes with ``since``."""
+        A lane whose last serve never gave it back (its process died) comes with ``since``.
+        ``express``: only lanes queued with an express notice (a new game's thread)."""
 
     @abc.abstractmethod
     async def lane_notices(self, lane: Lane, limit: int) -> list[Notice]:
@@ -368,6 +375,7 @@ class Store(Database, GameStore, OutboxStore, TimerStore, PlayerStore, ServerSto
         self.notices_added = asyncio.Event()
         self._game_listeners: list[GameChanged] = []
         self._user_listeners: list[Callable[[int], None]] = []
+        self._topic_listeners: list[Callable[[str], None]] = []
 
     # -- change notifications (other processes' writes)
     def on_game_changed(self, callback: GameChanged) -> None:
@@ -376,6 +384,11 @@ class Store(Database, GameStore, OutboxStore, TimerStore, PlayerStore, ServerSto
     def on_user_changed(self, callback: Callable[[int], None]) -> None:
         self._user_listeners.append(callback)
 
+    def on_changed(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback`` with a feature's topic another process changed (a plan's
+        ``notify("x:<topic>")``)."""
+        self._topic_listeners.append(callback)
+
     def _game_changed(self, game_id: int, version: int) -> None:
         for cb in self._game_listeners:
             cb(game_id, version)
@@ -383,6 +396,10 @@ class Store(Database, GameStore, OutboxStore, TimerStore, PlayerStore, ServerSto
     def _user_changed(self, user_id: int) -> None:
         for cb in self._user_listeners:
             cb(user_id)
+
+    def _topic_changed(self, topic: str) -> None:
+        for cb in self._topic_listeners:
+            cb(topic)
 
     # -- defaults for what one process on one file does not need
     @contextlib.asynccontextmanager

@@ -126,6 +126,7 @@ class NoticeDraft:
     payload: str
     key: str | None = None  # None: the store names it "<game>.<version>.<index>"
     channel_id: int | None = None  # a notice without a game: the channel it goes to
+    express: bool = False  # its lane goes first (bot.core.notices.Body.express)
 
     @property
     def recipient(self) -> int:

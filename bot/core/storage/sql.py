@@ -198,12 +198,18 @@ IDLE_GAME_LANES = ("UPDATE lanes SET next_due = NULL, owner = NULL, lease_until 
 # (SQLite returns the value before the claim, PostgreSQL after: either is read that way).
 
 
-def claim_lanes(owner: str, now: int, lease_until: int, limit: int) -> Claim:
+# The due time of an express lane (a new game's thread to open): before every other.
+EXPRESS_DUE = 0
+
+
+def claim_lanes(owner: str, now: int, lease_until: int, limit: int,
+                express: bool = False) -> Claim:
+    """Lease the ``limit`` longest-waiting due lanes (``express``: only express lanes)."""
     return Claim("lanes", ("game_id", "recipient"), ("game_id", "recipient", "served_since"),
                  "WHERE next_due <= ? ORDER BY next_due LIMIT ?",
                  "owner = ?, lease_until = ?, next_due = ?, "
                  "served_since = coalesce(served_since, ?)",
-                 (now, limit), (owner, lease_until, lease_until, now))
+                 (EXPRESS_DUE if express else now, limit), (owner, lease_until, lease_until, now))
 
 
 LANE_NOTICES = (
@@ -399,7 +405,13 @@ def notice_params(game_id: int, version: int, notices: Sequence[NoticeDraft],
 
 
 def lane_params(game_id: int, notices: Sequence[NoticeDraft], now: int) -> list[tuple[Any, ...]]:
-    return [(game_id, r, now) for r in dict.fromkeys(n.recipient for n in notices)]
+    """Each lane the notices go to, due now; an express notice's lane is due since the epoch
+    (:data:`EXPRESS_DUE`), so claims take it first (an idle lane only: a lane already due
+    keeps its place, see ``UPSERT_LANES``)."""
+    due: dict[int, int] = {}
+    for n in notices:
+        due[n.recipient] = EXPRESS_DUE if n.express else due.get(n.recipient, now)
+    return [(game_id, r, d) for r, d in due.items()]
 
 
 def result_params(results: Sequence[ResultRow]) -> list[tuple[Any, ...]]:

@@ -116,8 +116,10 @@ class SqlStore(Store):
         return int(r[0] or 0) if r is not None else 0
 
     # -- outbox
-    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
-        rows = await self.run(plans.claim(sql.claim_lanes(owner, now, now + lease_ms, limit)))
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int,
+                          express: bool = False) -> list[Lane]:
+        rows = await self.run(plans.claim(sql.claim_lanes(owner, now, now + lease_ms, limit,
+                                                          express)))
         # served_since before ``now``: the lane's last serve never ended (see sql.claim_lanes).
         return [Lane(int(r[0]), int(r[1]), int(r[2]) if r[2] is not None and r[2] < now
                      else None) for r in rows]

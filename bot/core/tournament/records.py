@@ -75,6 +75,20 @@ async def tables(k: Kernel, tournament_id: int) -> list[Table]:
     return [table(t) for t in await store.tables(k.store, tournament_id)]
 
 
+async def round_tables(k: Kernel, tournament_id: int, round_no: int, *,
+                       wait: float = 0.0) -> list[Table]:
+    """A round's tables; with ``wait``, once every table that is not a bye has its game (the
+    games open right after the pairing is stored), woken as each opens, at most ``wait``
+    seconds."""
+    async def read(_fresh: bool) -> list[Table]:
+        return [t for t in await tables(k, tournament_id) if t.round == round_no]
+
+    def opened(found: list[Table]) -> bool:
+        return all(t.bye or t.game_id is not None for t in found)
+
+    return await k.wait_until(store.topic(tournament_id), read, opened, wait)
+
+
 async def listed(k: Kernel, guild_id: int, limit: int = 10) -> list[TournamentInfo]:
     """A server's tournaments, newest first."""
     return [info(r, await store.entrants(k.store, r.id), k.now_ms())

@@ -18,7 +18,7 @@ from typing import Any
 from bot.core.storage import Database, GameStep, NoticeDraft, StaleWriteError
 from bot.core.storage.plans import queue_notices
 from bot.core.storage.sql import ACTIVE, checked, versioned_update
-from bot.core.storage.steps import Plan, Row, execute, execute_many, fetch_one
+from bot.core.storage.steps import Plan, Row, execute, execute_many, fetch_one, notify
 from bot.core.tournament.model import EntrantRow, TableRow, TournamentRow
 
 # Columns a TournamentWrite may set (interpolated into SQL, so only these are accepted).
@@ -138,12 +138,19 @@ def write_plan(w: TournamentWrite) -> Plan[int]:
     return (yield from queue_notices(w.notices, w.now))
 
 
+def topic(tournament_id: int) -> str:
+    """What a tournament's waiters watch (:meth:`bot.core.kernel.Kernel.wait_until`), and the
+    notification other processes get when a table of it gets its game."""
+    return f"tournament:{tournament_id}"
+
+
 def link_table(tournament_id: int, round_no: int, table_no: int) -> GameStep:
     """The step that links a new game to its table, in the game's own transaction: nothing is
     stored (StaleWriteError) when that table has its game already (another process's)."""
     def step(game_id: int) -> Plan[None]:
         if (yield from execute(LINK_TABLE, game_id, tournament_id, round_no, table_no)) != 1:
             raise StaleWriteError(f"table {tournament_id}/{round_no}/{table_no} has its game")
+        yield from notify(f"x:{topic(tournament_id)}")
 
     return step
 

@@ -39,6 +39,7 @@ async def open_game(k: Kernel, guild_id: int, channel_id: int, options: LobbyOpt
         new = await k.commit_new(tx)
     except StaleWriteError:
         return 0
+    k.changed(store.topic(table[0]))  # the round's post waits for its tables' games
     await flow.run_computers(k, new)
     return 1
 

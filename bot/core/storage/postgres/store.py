@@ -226,7 +226,7 @@ class PostgresStore(SqlStore):
 
     def _notified(self, _conn: Conn, _pid: int, _channel: str, payload: object) -> None:
         # "g:<id>:<version>[:n]" after a game commit, "n" when notices were queued,
-        # "u:<id>" after a user row changed.
+        # "u:<id>" after a user row changed, "x:<topic>" after a feature's (tournament:7).
         parts = str(payload).split(":")
         if parts[0] == "g" and len(parts) >= 3:
             self._game_changed(int(parts[1]), int(parts[2]))
@@ -236,6 +236,8 @@ class PostgresStore(SqlStore):
             self._user_changed(int(parts[1]))
         elif parts[0] == "n":
             self.notices_added.set()
+        elif parts[0] == "x" and len(parts) > 1:
+            self._topic_changed(str(payload)[2:])
 
     @property
     def location(self) -> str:
