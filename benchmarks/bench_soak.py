@@ -21,6 +21,18 @@ Three ways to drive it (``--mode``):
     .venv/bin/python benchmarks/bench_soak.py --quick               # 1 minute, 10 games
     .venv/bin/python benchmarks/bench_soak.py --trace --minutes 4   # with tracemalloc (slower)
 
+In the Discord modes every fifth table (``--solo``) plays solo games (``/calico solo``, then
+its turns through the DM panel, and again), and each interaction a person makes is timed on the
+fake Discord's clock (``tests/fakediscord`` records when it sent each interaction to the bot and
+when each answer came): per kind (``/calico start`` and ``solo``, lobby Join and Start, draft
+select and confirm, cell select, take), the bot's first response (a deferral or the answer)
+and the answer itself (for ``/calico start`` and ``solo``: the one naming the game's thread,
+what the person waits for), count, p50, p99 and max, printed as a table at the end (and in the
+``--json`` file). They include the event-loop lag of the process holding the fake Discord (the
+players' in remote mode), printed under the table.
+
+    .venv/bin/python benchmarks/bench_soak.py --minutes 3 --json soak.json  # the latency
+
 Target: RSS <= 150 MB after 10 minutes and flat over the second half (it grows by at most 5 %
 or 5 MB from the middle to the end).
 """
@@ -55,7 +67,10 @@ from benchmarks.common import (
     ROOT,
     cancel,
     dispatching,
+    lag_monitor,
     load_text,
+    machine_line,
+    pct,
     play_random_move,
     print_machine,
     rss_mb,
@@ -366,6 +381,174 @@ async def watch(args: argparse.Namespace, probe: Probe,
 # --------------------------------------------------------------------------- Discord modes
 
 
+# -- what each person waits for: the bot's first response to each interaction, and its answer
+
+# The interactions a person makes, in the order of a game (kind: its name in the table).
+KINDS: dict[str, str] = {
+    "start": "/calico start", "solo": "/calico solo", "join": "lobby Join",
+    "begin": "lobby Start", "draft": "draft select", "confirm": "draft confirm",
+    "cell": "cell select", "take": "take (commit turn)",
+}
+OPENING = ("start", "solo")  # answered with a link to the game's thread
+THREAD_LINK = re.compile(r"<#\d+>")
+ANSWER_CALLBACKS = (4, 7)  # the callback is the answer: a message, or the clicked one edited
+
+
+@dataclass
+class Sent:
+    """One interaction a person made: the fake Discord's record of it (``FakeInteraction``,
+    with the time it was sent to the bot and the time of each answer), and for ``/calico
+    start`` and ``solo`` the game's thread once known."""
+
+    kind: str
+    ix: Any
+    game_id: int | None = None
+    thread_id: int | None = None
+    refused: bool = False  # a cooldown or a limit said no (privately): no game opened
+
+
+def first_response(ix: Any) -> float | None:
+    """Seconds from the fake Discord sending the interaction to the bot's first callback (a
+    deferral or the answer itself), both read on the fake's clock."""
+    return ix.callbacks[0].at - ix.dispatched_at if ix.callbacks else None
+
+
+def answer_event(ix: Any) -> Any | None:
+    """The event that brought the answer: the callback when it was the answer (a message, or
+    the clicked message edited), else (after a deferral) the first follow-up or edit."""
+    for e in ix.events:
+        if e.kind == "callback" and e.callback_type in ANSWER_CALLBACKS:
+            return e
+        if e.kind in ("followup", "edit_original"):
+            return e
+    return None
+
+
+def thread_shown(env: Any, s: Sent) -> tuple[float | None, bool]:
+    """Seconds until the person was shown their game's thread: the answer, when it links the
+    thread; else (the answer said the thread is on its way) the thread's first post. And
+    whether it was the answer."""
+    e = answer_event(s.ix)
+    if e is not None and e.message_id is not None:
+        msg = env.state.messages.get(e.message_id)
+        if msg is not None and THREAD_LINK.search(msg.content):
+            return e.at - s.ix.dispatched_at, True
+    chan = env.state.channels.get(s.thread_id) if s.thread_id is not None else None
+    if chan is not None and chan.message_ids:
+        return env.state.messages[chan.message_ids[0]].created_at - s.ix.dispatched_at, False
+    return None, False
+
+
+def threads_made(env: Any) -> dict[int, float]:
+    """When the bot asked the fake Discord to make each game's thread (by game number, read
+    in the thread's name, "Calico #12 (host)")."""
+    out: dict[int, float] = {}
+    for r in env.state.requests:
+        if r.method == "POST" and r.path.endswith("/threads") and isinstance(r.body, dict):
+            found = GAME_NO.search(str(r.body.get("name") or ""))
+            if found:
+                out.setdefault(int(found[1]), r.at)
+    return out
+
+
+def thread_ready(env: Any, s: Sent, made: dict[int, float]) -> float | None:
+    """Seconds until what ``_wait_for_thread`` waits for was there: for a table, its lobby
+    post in the thread (the thread's first post); for a solo game, the thread (asked for)."""
+    if s.kind == "start":
+        chan = env.state.channels.get(s.thread_id) if s.thread_id is not None else None
+        if chan is None or not chan.message_ids:
+            return None
+        return float(env.state.messages[chan.message_ids[0]].created_at - s.ix.dispatched_at)
+    at = made.get(s.game_id) if s.game_id is not None else None
+    return None if at is None else at - s.ix.dispatched_at
+
+
+def spread(seconds: list[float]) -> dict[str, float] | None:
+    """p50, p99 and max in ms (None without values)."""
+    if not seconds:
+        return None
+    return {"p50": round(pct(seconds, 0.5) * 1000, 1), "p99": round(pct(seconds, 0.99) * 1000, 1),
+            "max": round(max(seconds) * 1000, 1)}
+
+
+def latency_figures(env: Any, sent: list[Sent]) -> dict[str, dict[str, Any]]:
+    """Per kind of interaction: how many, how many the bot never answered, deferred, refused,
+    and the spread of the first response and of the answer (for ``/calico start`` and
+    ``solo``: the game's thread shown)."""
+    out: dict[str, dict[str, Any]] = {}
+    made = threads_made(env)
+    for kind, label in KINDS.items():
+        mine = [s for s in sent if s.kind == kind and not s.refused]
+        first = [t for s in mine if (t := first_response(s.ix)) is not None]
+        answer: list[float] = []
+        late_thread = 0
+        for s in mine:
+            if kind in OPENING:
+                t, linked = thread_shown(env, s)
+                late_thread += t is not None and not linked
+            else:
+                e = answer_event(s.ix)
+                t = None if e is None else e.at - s.ix.dispatched_at
+            if t is not None:
+                answer.append(t)
+        out[kind] = {"label": label, "count": len(mine), "unanswered": len(mine) - len(first),
+                     "deferred": sum(1 for s in mine if s.ix.deferred),
+                     "refused": sum(1 for s in sent if s.kind == kind and s.refused),
+                     "first_response_ms": spread(first), "answers": len(answer),
+                     "answer_ms": spread(answer)}
+        if kind in OPENING:
+            out[kind]["thread_after_answer"] = late_thread
+            out[kind]["ready_ms"] = spread([t for s in mine
+                                            if (t := thread_ready(env, s, made)) is not None])
+    return out
+
+
+def print_latency(figures: dict[str, dict[str, Any]], lag: dict[str, float] | None,
+                  mode: str) -> None:
+    def cells(d: dict[str, float] | None) -> list[str]:
+        return ["-"] * 3 if d is None else [f"{d['p50']:.1f}", f"{d['p99']:.1f}",
+                                            f"{d['max']:.1f}"]
+
+    rows = [[f["label"], str(f["count"]), *cells(f["first_response_ms"]), str(f["deferred"]),
+             *cells(f["answer_ms"]), str(f["unanswered"])]
+            for f in figures.values() if f["count"] or f["refused"]]
+    print("\nLatency of each interaction a person makes (ms, on the fake Discord's clock): "
+          "from the interaction sent to the bot to its first response (a deferral or the "
+          "answer), and to the answer itself (after a deferral: its follow-up or edit; for "
+          "/calico start and solo: the answer naming the game's thread)")
+    print_machine()
+    print(table(["interaction", "n", "first p50", "first p99", "first max", "deferred",
+                 "answer p50", "answer p99", "answer max", "unanswered"], rows))
+    for kind in OPENING:
+        f = figures[kind]
+        if f.get("ready_ms"):
+            r = f["ready_ms"]
+            what = "its lobby posted in its thread" if kind == "start" else "its thread asked for"
+            print(f"  {f['label']}: the game had {what} after p50 {r['p50']:.1f}, p99 "
+                  f"{r['p99']:.1f}, max {r['max']:.1f} ms (the answer waits for it, polling)")
+        if f.get("thread_after_answer"):
+            print(f"  {f['label']}: {f['thread_after_answer']} answer(s) said the thread was on "
+                  "its way (the 10 s wait ran out); those count until the thread's first post")
+        if f["refused"]:
+            print(f"  {f['label']}: {f['refused']} refused privately (the start cooldown), "
+                  "left out")
+    if lag is not None:
+        where = "the players' and the fake Discord's process" if mode == "remote" else \
+            "this process (the fake Discord, the players and the bot)"
+        print(f"  event-loop lag of {where} (included in the figures): p50 {lag['p50']:.1f}, "
+              f"p99 {lag['p99']:.1f}, max {lag['max']:.1f} ms")
+
+
+async def settle_answers(env: Any, sent: list[Sent], timeout: float = 15.0) -> None:
+    """Once the players stopped: let the bot answer what they had sent (up to ``timeout``)."""
+    def answered() -> bool:
+        return all(s.ix.callbacks and (s.kind not in OPENING or answer_event(s.ix) is not None)
+                   for s in sent if not s.refused)
+
+    with contextlib.suppress(TimeoutError):
+        await env.state.wait_for(answered, timeout=timeout, what="the last answers")
+
+
 @dataclass
 class Players:
     """The fake Discord and the people clicking in it."""
@@ -375,7 +558,16 @@ class Players:
     interactions: int = 0
     moves: int = 0
     games: int = 0
+    solo_games: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    sent: list[Sent] = field(default_factory=list)
+
+    def note(self, kind: str, ix: Any) -> Sent:
+        """An interaction just sent, to be timed at the end."""
+        s = Sent(kind, ix)
+        self.sent.append(s)
+        self.interactions += 1
+        return s
 
 
 GAME_NO = re.compile(r"Calico #(\d+)")
@@ -394,11 +586,12 @@ async def control(env: Any, message_id: int, prefix: str, timeout: float = 30) -
     return found
 
 
-async def draft(env: Any, user: str, msg: Any, game: Any) -> None:
+async def draft(p: Players, user: str, msg: Any, game: Any) -> None:
     """tests/adapter/harness.draft_via, waiting for the Confirm button to appear."""
     from engine.moves import ChooseGoals
     from tests.adapter.harness import pick_move
 
+    env = p.env
     uid = env.user(user).id
     move = pick_move(game, uid)
     assert isinstance(move, ChooseGoals)
@@ -406,78 +599,127 @@ async def draft(env: Any, user: str, msg: Any, game: Any) -> None:
     offer = game.state.seats[seat].goal_offer
     value = "".join(str(offer.index(g)) for g in move.goals)
     select = await control(env, msg.id, "calico:g:")
-    await (await env.select(user, msg, select, [value])).wait_response(timeout=30)
+    ix = await env.select(user, msg, select, [value])
+    p.note("draft", ix)
+    await ix.wait_response(timeout=30)
     confirm = await control(env, msg.id, "calico:gc:")
-    await (await env.click(user, env.get_message(msg.id), custom_id=confirm)
-           ).wait_response(timeout=30)
+    ix = await env.click(user, env.get_message(msg.id), custom_id=confirm)
+    p.note("confirm", ix)
+    await ix.wait_response(timeout=30)
 
 
-async def turn(env: Any, user: str, msg: Any, game: Any) -> None:
+async def turn(p: Players, user: str, msg: Any, game: Any) -> None:
     """tests/adapter/harness.turn_via, waiting for the take button to appear."""
     from engine.hexgrid import cell_name
     from engine.moves import PlaceTile
     from tests.adapter.harness import pick_move
 
+    env = p.env
     move = pick_move(game, env.user(user).id)
     assert isinstance(move, PlaceTile)
     source = f"h{move.hand}" if move.hand is not None else f"m{move.market}"
     cell = cell_name(move.cell)
-    first = await env.select(user, msg, f"calico:c:{game.id}:{game.ply}:{source}", [cell])
-    await first.wait_response(timeout=30)
+    ix = await env.select(user, msg, f"calico:c:{game.id}:{game.ply}:{source}", [cell])
+    p.note("cell", ix)
+    await ix.wait_response(timeout=30)
     slot = "x" if move.hand is None or move.market is None else str(move.market)
     take = f"calico:t:{game.id}:{game.ply}:{source}:{cell}:{slot}"
     await control(env, msg.id, take)
-    await (await env.click(user, env.get_message(msg.id), custom_id=take)
-           ).wait_response(timeout=30)
+    ix = await env.click(user, env.get_message(msg.id), custom_id=take)
+    p.note("take", ix)
+    await ix.wait_response(timeout=30)
 
 
-async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
+async def open_game(p: Players, user: str, command: str,
+                    options: dict[str, Any] | None = None) -> Any | None:
+    """``/calico start`` or ``/calico solo`` by ``user``: the game once its thread is known,
+    or None when the bot refused privately (the start cooldown: 3 games, then one per 20 s)."""
+    env = p.env
+    ix = await env.slash(user, "calico", command, options=options)
+    s = p.note(command, ix)
+    await ix.wait_response(timeout=30)
+    reply = await ix.wait_followup(timeout=30)
+    found = GAME_NO.search(reply.content)
+    if found is None and reply.ephemeral:
+        s.refused = True
+        return None
+    assert found, reply.content
+    game_id = s.game_id = int(found[1])
+    game = await p.game_of(game_id)
+    for _ in range(600):  # the answer may have said that the thread is on its way
+        if game.thread_id is not None:
+            break
+        await asyncio.sleep(0.1)
+        game = await p.game_of(game_id)
+    assert game.thread_id is not None, f"game {game_id} has no thread after a minute"
+    s.thread_id = game.thread_id
+    return game
+
+
+async def play_game(p: Players, game_id: int, names: dict[int, str],
+                    stop: asyncio.Event) -> None:
+    """The goal draft, then every turn, each person through the panel in their DMs."""
     from bot.core.models import GameStatus
     from tests.adapter.harness import DRAFT_SELECT, wait_panel
 
     env = p.env
-    host, guest = f"host{k}", f"guest{k}"
+    for user in names.values():
+        panel = await wait_panel(env, user, game_id, 0, DRAFT_SELECT, timeout=30)
+        game = await p.game_of(game_id)
+        await draft(p, user, panel, game)
+        p.moves += 1
+    game = await p.game_of(game_id)
+    while game.status is GameStatus.DRAFT:
+        await asyncio.sleep(0.05)
+        game = await p.game_of(game_id)
+    while game.status is GameStatus.PLAY and not stop.is_set():
+        user = names[game.current_user_id or 0]
+        panel = await wait_panel(env, user, game_id, game.ply, timeout=30)
+        await turn(p, user, panel, game)
+        p.moves += 1
+        ply = game.ply
+        for _ in range(600):
+            game = await p.game_of(game_id)
+            if game.ply != ply:
+                break
+            await asyncio.sleep(0.02)
+
+
+async def play_slot(p: Players, k: int, stop: asyncio.Event, solo: bool = False,
+                    delay: float = 0.0) -> None:
+    """One table, a new game each time the last one ends: two people (``host{k}`` and
+    ``guest{k}``, who take turns opening with ``/calico start``, the other joining), or one
+    (``/calico solo`` by ``solo{k}a``, ``b`` or ``c`` in turn). Taking turns keeps each person
+    within the start cooldown (3 games, then one per 20 s) however fast the games go."""
+    env = p.env
+    await asyncio.sleep(delay)
+    n = 0
     while not stop.is_set():
+        n += 1
         try:
-            inter = await env.slash(host, "calico", "start", options={"players": 2})
-            await inter.wait_response(timeout=30)
-            reply = await inter.wait_followup(timeout=30)
-            p.interactions += 1
-            found = GAME_NO.search(reply.content)
-            assert found, reply.content
-            game_id = int(found[1])
-            game = await p.game_of(game_id)
-            thread = game.thread_id
-            lobby = await env.wait_for_message(thread, lambda m: bool(m.components),
-                                               timeout=30)
-            await (await env.click(guest, lobby, label="Join")).wait_response(timeout=30)
-            await (await env.click(host, env.get_message(lobby.id), label="Start")
-                   ).wait_response(timeout=30)
-            p.interactions += 2
-            for user in (host, guest):
-                panel = await wait_panel(env, user, game_id, 0, DRAFT_SELECT, timeout=30)
-                game = await p.game_of(game_id)
-                await draft(env, user, panel, game)
-                p.interactions += 2
-                p.moves += 1
-            names = {env.user(host).id: host, env.user(guest).id: guest}
-            game = await p.game_of(game_id)
-            while game.status is GameStatus.DRAFT:
-                await asyncio.sleep(0.05)
-                game = await p.game_of(game_id)
-            while game.status is GameStatus.PLAY and not stop.is_set():
-                user = names[game.current_user_id or 0]
-                panel = await wait_panel(env, user, game_id, game.ply, timeout=30)
-                await turn(env, user, panel, game)
-                p.interactions += 2
-                p.moves += 1
-                ply = game.ply
-                for _ in range(600):
-                    game = await p.game_of(game_id)
-                    if game.ply != ply:
-                        break
-                    await asyncio.sleep(0.02)
+            if solo:
+                player = f"solo{k}{'abc'[n % 3]}"
+                game = await open_game(p, player, "solo")
+                names = {env.user(player).id: player}
+            else:
+                host, guest = (f"host{k}", f"guest{k}")[::1 if n % 2 else -1]
+                game = await open_game(p, host, "start", {"players": 2})
+                names = {env.user(host).id: host, env.user(guest).id: guest}
+            if game is None:  # refused: the cooldown lets the next one through in 20 s
+                await asyncio.sleep(5)
+                continue
+            if not solo:
+                lobby = await env.wait_for_message(game.thread_id, lambda m: bool(m.components),
+                                                   timeout=30)
+                ix = await env.click(guest, lobby, label="Join")
+                p.note("join", ix)
+                await ix.wait_response(timeout=30)
+                ix = await env.click(host, env.get_message(lobby.id), label="Start")
+                p.note("begin", ix)
+                await ix.wait_response(timeout=30)
+            await play_game(p, game.id, names, stop)
             p.games += 1
+            p.solo_games += solo
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a stuck game: count it and open another
@@ -485,6 +727,37 @@ async def play_slot(p: Players, k: int, stop: asyncio.Event) -> None:
             if sum(p.errors.values()) <= 5:
                 print(f"  slot {k}: {type(e).__name__}: {str(e)[:200]}", flush=True)
             await asyncio.sleep(1)
+
+
+def solo_slots(args: argparse.Namespace) -> set[int]:
+    """The slots that play solo games: ``--solo`` of them, spread over the ``--games``."""
+    n, k = args.games, max(0, min(args.solo, args.games))
+    return {i * n // k for i in range(k)} if k else set()
+
+
+async def players_at_work(args: argparse.Namespace, p: Players, stop: asyncio.Event,
+                          watching: Any) -> dict[str, Any]:
+    """The slots playing while ``watching`` (``watch(...)``) runs; then the latency of every
+    interaction they made, and the event-loop lag of this process meanwhile."""
+    solos = solo_slots(args)
+    lag: list[float] = []
+    lag_stop = asyncio.Event()
+    lagging = asyncio.create_task(lag_monitor(lag, lag_stop, 0.05))
+    tasks = [asyncio.create_task(play_slot(p, k, stop, k in solos, k * args.stagger))
+             for k in range(args.games)]
+    try:
+        result: dict[str, Any] = await watching
+    finally:
+        stop.set()
+        await cancel(tasks)
+        lag_stop.set()
+        await cancel([lagging])
+    await settle_answers(p.env, p.sent)
+    result["latency"] = latency_figures(p.env, p.sent)
+    result["loop_lag_ms"] = spread(lag)
+    result["played"] = {"games": p.games, "solo games": p.solo_games, "moves": p.moves,
+                        "interactions": p.interactions, "errors": dict(p.errors)}
+    return result
 
 
 def bot_factory(db: Path, render_threads: int = 0) -> Callable[[], Any]:
@@ -504,6 +777,8 @@ def _add_players(env: Any, games: int) -> None:
     for k in range(games):
         env.add_user(f"host{k}")
         env.add_user(f"guest{k}")
+        for who in "abc":
+            env.add_user(f"solo{k}{who}")
 
 
 async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
@@ -523,18 +798,13 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
             return await queries.game(manager.kernel, game_id)
 
         p = Players(env, game_of)
-        tasks = [asyncio.create_task(play_slot(p, k, stop)) for k in range(args.games)]
-        try:
-            return await watch(args, probe, lambda: {
-                "interactions": p.interactions, "moves": p.moves, "games": p.games,
-                "fake: messages": len(env.state.messages),
-                "fake: requests": len(env.state.requests),
-                "bot: msg cache": len(client.cached_messages),
-                "bot: view store": view_store_size(client),
-                "errors": sum(p.errors.values())})
-        finally:
-            stop.set()
-            await cancel(tasks)
+        return await players_at_work(args, p, stop, watch(args, probe, lambda: {
+            "interactions": p.interactions, "moves": p.moves, "games": p.games,
+            "fake: messages": len(env.state.messages),
+            "fake: requests": len(env.state.requests),
+            "bot: msg cache": len(client.cached_messages),
+            "bot: view store": view_store_size(client),
+            "errors": sum(p.errors.values())}))
 
 
 # -- remote: the bot in its own process
@@ -707,13 +977,11 @@ async def _remote_bot(args: argparse.Namespace, probe: Probe, env: Any) -> dict[
             return {"label": label, "rss": rss_mb(proc.pid),
                     "snap": done[-1] if done else None, "growth": growth}
 
-        tasks = [asyncio.create_task(play_slot(p, k, stop)) for k in range(args.games)]
         try:
-            result = await watch(args, probe, remote.counters, snap)
+            result = await players_at_work(args, p, stop,
+                                           watch(args, probe, remote.counters, snap))
         finally:
             probe.sample = original_sample  # type: ignore[method-assign]
-            stop.set()
-            await cancel(tasks)
             await reader.close()
         result["fake_messages"] = len(env.state.messages)
         return result
@@ -765,6 +1033,39 @@ def summarize(args: argparse.Namespace, result: dict[str, Any]) -> None:
             probe_growth.append(Probe.growth(snaps[1], snaps[2]))
         for g in probe_growth:
             print_growth(g)
+    if "latency" in result:
+        played = result["played"]
+        print(f"\nplayed: {played['games']} games ({played['solo games']} solo), "
+              f"{played['moves']} moves, {played['interactions']} interactions, errors "
+              f"{played['errors'] or 'none'}")
+        print_latency(result["latency"], result["loop_lag_ms"], args.mode)
+
+
+def commit() -> str:
+    """The commit measured (``+dirty`` when tracked files differ from it)."""
+    import subprocess
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True,
+                              check=False).stdout.strip()
+
+    head = git("rev-parse", "HEAD") or "?"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def write_json(path: str, args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """The figures as JSON: the run, the bot's memory (samples and snapshots) and, in the
+    Discord modes, the latency of each kind of interaction."""
+    snaps = [{"label": s.label if isinstance(s, Snap) else s["label"],
+              "rss": s.rss if isinstance(s, Snap) else s["rss"]} for s in result["snaps"]]
+    out = {"commit": commit(), "machine": machine_line(), "mode": args.mode,
+           "games": args.games, "solo": len(solo_slots(args)) if args.mode != "manager" else 0,
+           "minutes": args.minutes, "columns": ["s", "RSS MB", "traced MB",
+                                                *result["columns"], "load"],
+           "rows": result["rows"], "snaps": snaps,
+           **{k: result[k] for k in ("latency", "loop_lag_ms", "played") if k in result}}
+    Path(path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"\nfigures written to {path}")
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -778,6 +1079,8 @@ async def main_async(args: argparse.Namespace) -> None:
     else:
         result = await soak_remote(args, probe)
     summarize(args, result)
+    if args.json:
+        write_json(args.json, args, result)
 
 
 def main() -> None:
@@ -785,7 +1088,9 @@ def main() -> None:
     parser.add_argument("--mode", choices=("remote", "discord", "manager"), default="remote")
     parser.add_argument("--games", type=int, default=30, help="games at a time")
     parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--every", type=float, default=30.0, help="seconds between samples")
+    parser.add_argument("--every", type=float, default=None,
+                        help="seconds between samples (default: 30, or a tenth of a shorter "
+                             "run, at least 5)")
     parser.add_argument("--think", type=float, default=0.0,
                         help="manager mode: mean seconds a player thinks before a move")
     parser.add_argument("--trace", action="store_true",
@@ -798,6 +1103,16 @@ def main() -> None:
     parser.add_argument("--malloc-trim", action="store_true",
                         help="call glibc's malloc_trim at each sample (shows how much of the "
                              "RSS is freed heap not yet given back)")
+    parser.add_argument("--solo", type=int, default=None,
+                        help="remote/discord modes: how many of the --games tables play solo "
+                             "games (/calico solo) instead of two-person ones (default: every "
+                             "5th: the 1st, 6th, 11th...)")
+    parser.add_argument("--stagger", type=float, default=0.5,
+                        help="remote/discord modes: seconds between the tables' first games "
+                             "(0: all open at once)")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write the figures (memory, and each interaction kind's "
+                             "latency) to FILE")
     parser.add_argument("--quick", action="store_true", help="1 minute, 10 games")
     parser.add_argument("--child-bot", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--report", default=None, help=argparse.SUPPRESS)
@@ -808,8 +1123,15 @@ def main() -> None:
         return
     if args.quick:
         args.minutes, args.games, args.every = 1.0, 10, 10.0
+    if args.solo is None:  # every fifth table (the first, the sixth...)
+        args.solo = (args.games + 4) // 5 if args.games > 1 else 0
+    if args.every is None:
+        args.every = min(30.0, max(5.0, args.minutes * 6))  # ten samples, or one each 30 s
     print_machine()
+    print(f"commit {commit()}")
     print(f"mode {args.mode}: {args.games} games at a time for {args.minutes:g} min"
+          + (f" ({len(solo_slots(args))} of them solo)"
+             if args.mode != "manager" and args.solo else "")
           + (", tracemalloc on" if args.trace else "")
           + (f", pictures in {args.render_threads} render thread(s)"
              if args.render_threads else "")
