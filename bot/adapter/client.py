@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import time
 from datetime import datetime, timedelta
@@ -40,12 +38,13 @@ from discord import app_commands
 from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
-from bot.adapter import cooldowns, guards, policy, telemetry
+from bot.adapter import commands as commands_sync
+from bot.adapter import cooldowns, policy, telemetry
+from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
-from bot.adapter.options import whole_number
-from bot.adapter.ui import flows, images, respond
+from bot.adapter.ui import flows, images
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core import servers
 from bot.core.clock import Clock
@@ -61,52 +60,11 @@ from bot.ops.metrics import MeteredSweeper, Metrics
 from bot.ops.sources import CoreHealthSource, core_scrape_sources, gateway_status
 from bot.settings import Settings
 from bot.words import markup
-from bot.words.catalogue import Text, lang_of
-from bot.words.catalogue import t as translate
+from bot.words.catalogue import Text
 
 log = logging.getLogger("calico.client")
 
-def cog_modules() -> tuple[str, ...]:
-    """Every module of :mod:`bot.adapter.cogs` (each has a ``setup``): a new cog is a new file."""
-    import pkgutil
-
-    import bot.adapter.cogs as package
-
-    return tuple(sorted(f"{package.__name__}.{info.name}"
-                        for info in pkgutil.iter_modules(package.__path__)))
 SyncMode = Literal["auto", "always", "never"]
-IDENTIFY_WINDOW = 5.0  # Discord: one IDENTIFY per bucket per 5 seconds
-# Discord times an IDENTIFY when it arrives: a first one delayed on the way must not make the
-# next look early, so each bucket waits a little longer than the rule.
-IDENTIFY_MARGIN = 0.5
-
-
-class CatalogueTranslator(app_commands.Translator):
-    """Command and option descriptions and choice names in French and Polish, from the same
-    catalogue as every other text (each ``locale_str`` carries its key in ``extras``)."""
-
-    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
-                        context: app_commands.TranslationContextTypes) -> str | None:
-        key = string.extras.get("key")
-        lang = lang_of(locale)
-        if not key or lang == "en":
-            return None
-        text = translate(lang, key, count=string.extras.get("count", 0),
-                         **{k: v for k, v in string.extras.items() if k not in ("key", "count")})
-        return None if text == key else text[:100]
-
-
-class CalicoTree(app_commands.CommandTree["CalicoBot"]):
-    """The command tree: a command whose input does not fit its declaration (a server-only
-    command in DMs, a value outside the choices) and, while shutting down, every new command get
-    a short private answer."""
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        text = guards.refusal(interaction)
-        if text is not None:
-            await respond.refuse_text(interaction, text)
-            return False
-        return await self.client.admit(interaction)
 
 
 def _version() -> str:
@@ -150,7 +108,7 @@ class CalicoBot(commands.AutoShardedBot):
         # No message cache (discord.py keeps the last 1,000 messages by default, with their
         # components and attachments): the bot never reads it (clicks carry their message,
         # posts are edited by id), and on a busy bot it was memory held for nothing.
-        super().__init__(command_prefix=commands.when_mentioned, tree_cls=CalicoTree,
+        super().__init__(command_prefix=commands.when_mentioned, tree_cls=commands_sync.CalicoTree,
                          intents=intents(members_intent), help_command=None,
                          max_messages=None, **shards)
         self.settings = settings
@@ -180,8 +138,7 @@ class CalicoBot(commands.AutoShardedBot):
         self._accepting = True
         self._closing = False
         self._shutdown: asyncio.Future[None] | None = None
-        self._identify_concurrency = 1
-        self._last_identify: dict[int, float] = {}
+        self.identify = sharding.IdentifyPacer()
         self._slot: Any = None  # the connection holding this process's cluster slot
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
@@ -265,8 +222,8 @@ class CalicoBot(commands.AutoShardedBot):
             self._manager = await Manager.open(self.settings.db_path, **kwargs)
             log.info("database: %s (%s)", *self._manager.storage_info())
         await self._plan_shards()  # after the database: the cluster's shard count is kept there
-        await self.tree.set_translator(CatalogueTranslator())
-        for name in cog_modules():
+        await self.tree.set_translator(commands_sync.CatalogueTranslator())
+        for name in commands_sync.cog_modules():
             await self.load_extension(name)
         self.add_dynamic_items(*ALL_ITEMS)
         self.tree.error(self.on_app_command_error)
@@ -305,58 +262,43 @@ class CalicoBot(commands.AutoShardedBot):
         if self.sync_mode != "never":
             await self.sync_commands(force=self.sync_mode == "always")
 
+    async def sync_commands(self, *, force: bool = False) -> bool:
+        """Sync the command tree unless this exact tree was synced already
+        (:func:`bot.adapter.commands.sync`)."""
+        self.synced = await commands_sync.sync(self.tree, self.manager, self.application_id,
+                                               self.settings.dev_guild, force=force)
+        return self.synced
+
     async def _plan_shards(self) -> None:
-        """Which shards this process runs: the settings', or a claimed cluster slot's; and how
-        many may identify at once (Discord's ``max_concurrency``)."""
-        settings = self.settings
+        """Which shards this process runs (:func:`bot.adapter.shards.plan`), and how many may
+        identify at once (Discord's ``max_concurrency``)."""
         recommended: int | None = None
         try:
             recommended, _, limits = await self.http.get_bot_gateway()
-            self._identify_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+            self.identify.concurrency = max(1, int(limits.get("max_concurrency", 1)))
         except discord.HTTPException as e:
             log.warning("could not read Discord's gateway recommendation: %s", e)
-        if settings.cluster_slots:
-            slots = settings.cluster_slots
-            self.cluster_slot, self._slot = await Manager.claim_slot(settings.db_path, slots)
-            count = await self._cluster_shard_count(settings.shard_count, recommended, slots)
-            self.shard_count = count
-            self.shard_ids = [s for s in range(count) if s % settings.cluster_slots
-                              == self.cluster_slot]
-            log.info("cluster slot %d of %d: shards %s of %d", self.cluster_slot,
-                     settings.cluster_slots, self.shard_ids, count)
-        elif settings.shard_ids and self.shard_count is None:
-            self.shard_count = max(recommended or 1, max(settings.shard_ids) + 1)
-            self.shard_ids = settings.shard_ids
+        chosen = await sharding.plan(self.settings, self.manager, self.application_id,
+                                   recommended, self.shard_count)
+        if chosen.shard_count is not None:
+            self.shard_count = chosen.shard_count
+        self.shard_ids = chosen.shard_ids
+        self.cluster_slot, self._slot = chosen.slot, chosen.holder
         if self.shard_ids is not None and not self.shard_ids:
             raise RuntimeError("this process has no shard to run")
 
-    async def _cluster_shard_count(self, configured: int | None, recommended: int | None,
-                                   slots: int) -> int:
-        """The deployment's shard count, the same for every process: the setting when given,
-        else the one the first process chose (kept in the database), else Discord's
-        recommendation, and never fewer shards than slots (each process runs at least one)."""
-        manager = self.manager
-        key = f"cluster:shard_count:{self.application_id}"
-        stored = await manager.get_state(key)
-        count = configured or whole_number(stored) or max(recommended or 1, slots)
-        if count < slots:
-            raise RuntimeError(f"CALICO_SHARD_COUNT={count} is fewer than CALICO_CLUSTER_SLOTS="
-                               f"{slots}: every process needs at least one shard")
-        if stored != str(count):
-            await manager.set_state(key, str(count), int(time.time() * 1000))
-        return count
-
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        """Discord lets ``max_concurrency`` shards identify together (one per bucket, ``shard_id
-        % max_concurrency``, every 5 s); discord.py's default waits 5 s before every shard."""
-        bucket = (shard_id or 0) % self._identify_concurrency
-        loop = asyncio.get_running_loop()
-        last = self._last_identify.get(bucket)
-        if last is not None:
-            wait = last + IDENTIFY_WINDOW + IDENTIFY_MARGIN - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-        self._last_identify[bucket] = loop.time()
+        await self.identify.wait(shard_id)
+
+    async def _report_shards(self, every: float = 300.0) -> None:
+        """Each shard's latency in the log every few minutes (connections are logged as they
+        happen, by the events cog)."""
+        await self.wait_until_ready()
+        while not self.is_closed():
+            parts = [f"{sid}: {lat * 1000:.0f} ms" for sid, lat in self.latencies
+                     if lat == lat]  # NaN before the first heartbeat
+            log.info("shards latency %s", ", ".join(parts) or "unknown")
+            await asyncio.sleep(every)
 
     async def _run_dispatcher(self) -> None:
         # Posting needs the HTTP session (and, for thread posts, benefits from the guild
@@ -377,16 +319,6 @@ class CalicoBot(commands.AutoShardedBot):
             await self.computers.warm_up()
         except Exception:
             log.exception("starting the computer players' processes failed")
-
-    async def _report_shards(self, every: float = 300.0) -> None:
-        """Each shard's latency in the log every few minutes (connections are logged as they
-        happen, by the events cog)."""
-        await self.wait_until_ready()
-        while not self.is_closed():
-            parts = [f"{sid}: {lat * 1000:.0f} ms" for sid, lat in self.latencies
-                     if lat == lat]  # NaN before the first heartbeat
-            log.info("shards latency %s", ", ".join(parts) or "unknown")
-            await asyncio.sleep(every)
 
     # ------------------------------------------------------------------ stop
 
@@ -465,50 +397,6 @@ class CalicoBot(commands.AutoShardedBot):
                 await interaction.followup.send(text, ephemeral=True)
             else:
                 await interaction.response.send_message(text, ephemeral=True)
-
-    # ------------------------------------------------------------------ command sync
-
-    async def command_payload(self, guild: discord.abc.Snowflake | None) -> list[Any]:
-        """The command tree exactly as a sync would send it (translations included)."""
-        translator = self.tree.translator
-        out: list[Any] = []
-        for command in self.tree.get_commands(guild=guild):
-            if translator is not None:
-                out.append(await command.get_translated_payload(self.tree, translator))
-            else:
-                out.append(command.to_dict(self.tree))
-        return out
-
-    async def command_hash(self, guild: discord.abc.Snowflake | None) -> str:
-        payload = await self.command_payload(guild)
-        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    async def sync_commands(self, *, force: bool = False) -> bool:
-        """Sync the tree (to the dev guild when set) unless the database says this application
-        already synced this exact tree; one process at a time across a deployment."""
-        guild = None
-        if self.settings.dev_guild is not None:
-            guild = discord.Object(id=self.settings.dev_guild)
-            self.tree.copy_global_to(guild=guild)
-        scope = str(self.settings.dev_guild or "global")
-        digest = await self.command_hash(guild)
-        key = f"commands:{self.application_id}:{scope}"
-        manager = self.manager
-        async with manager.exclusive(f"sync:{self.application_id}") as mine:
-            if not mine:
-                log.info("another process is syncing the commands (%s)", scope)
-                return False
-            if not force and await manager.get_state(key) == digest:
-                log.info("commands unchanged since the last sync (%s)", scope)
-                return False
-            await self.tree.sync(guild=guild)
-            await manager.set_state(key, digest)
-        self.synced = True
-        log.info("commands synced (%s)", scope)
-        return True
-
-
 
 def as_host(bot: CalicoBot) -> Host:
     """The client as the cogs take it: type checking proves here that ``CalicoBot`` meets the

@@ -1,4 +1,5 @@
-"""The games this process keeps parsed in memory, and who is waiting for one to change.
+"""What this process keeps in memory of the database: parsed games (and who is waiting for one
+to change), and people's rows.
 
 Hot games are cached (the most recently used first to stay; ended ones only a few: their score
 sheet, replay and review are drawn soon after the end). A cached game may be behind another
@@ -17,8 +18,10 @@ import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
+from dataclasses import replace
 
 from bot.core.game import LiveGame
+from bot.core.storage import UserRow
 
 
 class GameCache:
@@ -102,3 +105,30 @@ class GameCache:
     def _wake(self, topic: Hashable) -> None:
         for event in self._watchers.get(topic, ()):
             event.set()
+
+
+class UserCache:
+    """People's stored rows (settings, when their DMs failed), bounded to ``size``; another
+    process's change of a row drops it (the store's change notifications)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rows: OrderedDict[int, UserRow] = OrderedDict()
+
+    def get(self, user_id: int) -> UserRow | None:
+        return self._rows.get(user_id)
+
+    def keep(self, row: UserRow) -> None:
+        """Cache a row just read or stored."""
+        self._rows[row.user_id] = row
+        while len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+    def named(self, user_id: int, name: str, locale: str | None) -> None:
+        """Keep a cached row in step with a name and locale just stored."""
+        u = self._rows.get(user_id)
+        if u is not None:
+            self._rows[user_id] = replace(u, name=name, locale=locale or u.locale)
+
+    def forget(self, user_id: int) -> None:
+        self._rows.pop(user_id, None)

@@ -1,21 +1,21 @@
 """The kernel: the plumbing every game change goes through, as a public API.
 
-It owns the configuration, the clock, one ``asyncio.Lock`` per game, the cache of parsed games
-(and of user rows), loading and committing with versions, the guards (``require_*``) and the
-limits. It knows nothing of lobbies, turns or timers: the game flow (:mod:`bot.core.flow`) and
-the services (lobby, turns, leaving, sweep, challenge, progress, replays, review) are built on
-this API only, and :class:`bot.core.manager.Manager` (the facade the adapter calls) is a kernel
-with one entry point per service call. The kernel imports no service; what must happen at a
-game's end beyond the flow (achievements, ratings, the challenge's score) is the method
-:meth:`Kernel.game_over`, which the facade overrides.
+It owns the configuration, the clock, one ``asyncio.Lock`` per game, the caches of parsed games
+and of people's rows (:mod:`bot.core.cache`), loading and committing with versions (one
+versioned-write loop, :meth:`Kernel.versioned`, for games and any feature's versioned row),
+waiting for a game or a feature's topic to change (:meth:`Kernel.wait_until`), and the hooks
+features register (:attr:`Kernel.hooks`, :mod:`bot.core.hooks`). It knows nothing of lobbies,
+turns, timers or any feature: the game flow (:mod:`bot.core.flow`) and the services are built
+on this API, and the composition root (:class:`bot.core.manager.Manager`) registers the
+features. The adapter holds the kernel as a handle it passes to the services.
 
 Concurrency: one lock per game serialises this process's changes to a game (a fast path, never
 the only guard): every write carries an optimistic ``version`` check, so a write based on an old
-read fails instead of overwriting. Hot games are cached in memory, parsed; when other processes
-share the database (``store.shared``) a cached game may be behind, so it only ever serves reads:
-a refusal (stale button, not your turn...) is checked against the stored game first, and a write
-that finds the version moved is redone on the fresh game (:meth:`Kernel.mutate`). Other
-processes' commits also drop cached games at once (the store's change notifications).
+read fails instead of overwriting. When other processes share the database (``store.shared``) a
+cached game may be behind, so it only ever serves reads: a refusal (stale button, not your
+turn...) is checked against the stored game first, and a write that finds the version moved is
+redone on the fresh game (:meth:`Kernel.mutate`). Other processes' commits also drop cached
+games at once (the store's change notifications).
 """
 
 from __future__ import annotations
@@ -24,13 +24,12 @@ import asyncio
 import contextlib
 import secrets
 import weakref
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from bot.core.cache import GameCache
+from bot.core.cache import GameCache, UserCache
 from bot.core.clock import Clock, SystemClock, span_ms, to_ms
 from bot.core.computers import ComputerPool
 from bot.core.config import ManagerConfig
@@ -99,14 +98,14 @@ class Kernel:
         self.seed_source: Callable[[], int] = seed_source or (
             lambda: secrets.randbits(SEED_BITS))
         self.games = GameCache(self.config.cache_size, self.config.ended_cache_size)
-        self._users: OrderedDict[int, UserRow] = OrderedDict()
+        self.users = UserCache(self.config.cache_size * 4)
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
         self._user_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
         store.on_game_changed(self.games.changed_elsewhere)
         store.on_changed(self.games.touch)  # a feature's topic, changed by another process
-        store.on_user_changed(self._forget_user)
+        store.on_user_changed(self.users.forget)
         self.last_sweep_at: datetime | None = None
         self.timer_failures = 0  # failed firings since start (each poisoned timer backs off)
         self.moves_committed = 0
@@ -161,9 +160,6 @@ class Kernel:
                     await self.store.release_timer(t, self.owner)
 
     # ------------------------------------------------------------------ the cache
-
-    def _forget_user(self, user_id: int) -> None:
-        self._users.pop(user_id, None)
 
     def forget(self, game_id: int) -> None:
         """Drop a game from the cache (the next read loads it)."""
@@ -382,9 +378,9 @@ class Kernel:
         new = evolve(g, {"version": version, "updated_at": tx.now})
         self.games.keep(new)
         for user_id, name, locale in tx.user_names:
-            self._remember_user(user_id, name, locale)
+            self.users.named(user_id, name, locale)
         for user_id, changes in tx.user_updates:
-            self._users[user_id] = replace(await self.user(user_id), **changes)
+            self.users.keep(replace(await self.user(user_id), **changes))
         return new
 
     async def commit_new(self, tx: Tx) -> LiveGame:
@@ -406,42 +402,27 @@ class Kernel:
                          "updated_at": tx.now})
         self.games.remember(new)
         for user_id, name, locale in tx.user_names:
-            self._remember_user(user_id, name, locale)
+            self.users.named(user_id, name, locale)
         return new
 
     # ------------------------------------------------------------------ users
 
     async def user(self, user_id: int) -> UserRow:
         """A person's stored row (cached; a default row for someone never stored)."""
-        u = self._users.get(user_id)
+        u = self.users.get(user_id)
         if u is None:
             u = await self.store.get_user(user_id) or replace(_DEFAULT_USER, user_id=user_id)
-            self._users[user_id] = u
-            while len(self._users) > self.config.cache_size * 4:
-                self._users.popitem(last=False)
+            self.users.keep(u)
         return u
-
-    def cached_user(self, user_id: int) -> UserRow | None:
-        return self._users.get(user_id)
-
-    def keep_user(self, user_id: int, row: UserRow) -> None:
-        """Cache a user row just stored."""
-        self._users[user_id] = row
-
-    def _remember_user(self, user_id: int, name: str, locale: str | None) -> None:
-        """Keep a cached user row in step with a name and locale just stored."""
-        u = self._users.get(user_id)
-        if u is not None:
-            self._users[user_id] = replace(u, name=name, locale=locale or u.locale)
 
     def dm_closed(self, user_id: int) -> bool:
         """Whether this person's DMs are known to be closed (within ``dm_retry_after``)."""
-        u = self._users.get(user_id)
+        u = self.users.get(user_id)
         if u is None or u.dm_closed_at is None:
             return False
         return self.now_ms() - u.dm_closed_at < span_ms(self.config.dm_retry_after)
 
-    # ------------------------------------------------------------------ guards and limits
+    # ------------------------------------------------------------------ timers
 
     def turn_timer(self, game_id: int, seat: int, now: int, turn_hours: float,
                    computer: bool) -> TimerRow:

@@ -124,7 +124,7 @@ async def dm_failed(k: Kernel, game_id: int, user_id: int) -> None:
             await k.mutate(gid, change)
         except ManagerError:
             continue
-    cached = k.cached_user(user_id)
+    cached = k.users.get(user_id)
     if cached is None or cached.dm_closed_at != now:
         # The game itself was gone: still remember the closed DMs.
-        k.keep_user(user_id, await k.store.set_user(user_id, dm_closed_at=now))
+        k.users.keep(await k.store.set_user(user_id, dm_closed_at=now))

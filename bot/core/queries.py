@@ -124,5 +124,5 @@ async def set_settings(k: Kernel, user_id: int, reminders: bool | None = None,
         cols["reminders"] = int(reminders)
     if describe is not None:
         cols["describe"] = int(describe)
-    k.keep_user(user_id, await k.store.set_user(user_id, **cols))
+    k.users.keep(await k.store.set_user(user_id, **cols))
     return await get_settings(k, user_id)

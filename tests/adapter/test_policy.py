@@ -10,7 +10,8 @@ from pathlib import Path
 from discord import app_commands
 
 from bot.adapter import policy
-from bot.adapter.client import CalicoBot, cog_modules
+from bot.adapter.client import CalicoBot
+from bot.adapter.commands import cog_modules
 from bot.adapter.ui import custom_ids as ids
 from bot.core.clock import FakeClock
 from bot.core.limits import Cooldowns

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.adapter.client import cog_modules
+from bot.adapter.commands import cog_modules, command_payload
 from bot.adapter.ui import custom_ids as ids
 from bot.core.clock import FakeClock
 from bot.words import answers
@@ -36,7 +36,7 @@ async def test_command_tree_and_cogs(discord_env: DiscordEnv, tmp_path: Path) ->
     assert env.sync_count(True) == 1
     await env.restart_client(bot_factory(tmp_path / "c.sqlite3", FakeClock(), sync="auto"))
     assert env.sync_count(True) == 1  # same tree: no second sync
-    translated = await bot(env).command_payload(None)
+    translated = await command_payload(bot(env).tree, None)
     assert translated[0]["description_localizations"]["fr"].startswith("Jouer")
 
 
