@@ -367,10 +367,12 @@ class Dispatcher:
             while not self._stopping:
                 event.clear()  # before claiming: a commit after the claim wakes us
                 full = await self._fill(active, self.concurrency, express=False)
-                await self._fill(fast, self.express, express=True)
                 if full:
-                    # Every slot was filled: more lanes may be due; claim again as soon as
-                    # one finishes (or an express lane comes).
+                    # Express lanes come first in any claim; with every slot taken they get
+                    # the slots kept for them.
+                    await self._fill(fast, self.express, express=True)
+                    # More lanes may be due: claim again as soon as one finishes (or an
+                    # express lane comes).
                     waits: set[asyncio.Future[Any]] = {*active, *fast}
                     timeout: float | None = None
                 else:

@@ -57,11 +57,12 @@ class FlakyStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int) -> list[Lane]:
+    async def claim_lanes(self, owner: str, now: int, lease_ms: int, limit: int,
+                          express: bool = False) -> list[Lane]:
         if not self.failed:
             self.failed = True
             raise ConnectionError("the database blinked")
-        return await self._store.claim_lanes(owner, now, lease_ms, limit)
+        return await self._store.claim_lanes(owner, now, lease_ms, limit, express)
 
 
 async def test_run_forever_survives_a_failing_pass_and_never_busy_polls(

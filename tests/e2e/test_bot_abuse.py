@@ -182,7 +182,7 @@ async def test_host_removes_a_player_and_privileged_entries_refuse_others(
     [game_id] = await manager.store.game_ids()
     game = await queries.game(manager.kernel, game_id)
     assert game.thread_id is not None
-    lobby = env.messages(game.thread_id)[0]
+    lobby = await env.wait_for_message(game.thread_id)
     await (await env.click("bob", lobby, label=EN("lobby.join"))).wait_response()
     bob = env.user("bob").id
     remove = f"calico:lr:{game_id}"

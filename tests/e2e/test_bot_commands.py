@@ -60,7 +60,7 @@ async def open_lobby(env: DiscordEnv, user: str = "alice", **options: Any) -> tu
 async def started_table(env: DiscordEnv) -> tuple[int, int]:
     """alice and bob at a beginner table (no draft), play begun: (game id, thread id)."""
     game_id, thread_id = await open_lobby(env, setup="beginner")
-    lobby = env.messages(thread_id)[0]
+    lobby = await env.wait_for_message(thread_id)
     await (await env.click("bob", lobby, label="Join")).wait_response()
     await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
     await settle(env)
@@ -464,7 +464,7 @@ async def test_a_deleted_lobby_message_comes_back(discord_env: DiscordEnv,
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "lb.sqlite3", FakeClock()))
     game_id, thread_id = await open_lobby(env)
-    lobby = env.messages(thread_id)[0]
+    lobby = await env.wait_for_message(thread_id)
     await (await env.click("bob", lobby, label="Join")).wait_response()
     await settle(env)
     await env.server._delete(env.get_message(lobby.id))  # someone deleted it

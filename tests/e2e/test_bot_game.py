@@ -57,7 +57,7 @@ async def test_whole_two_player_game(discord_env: DiscordEnv, tmp_path: Path) ->
     started = time.perf_counter()
     await env.start_client(bot_factory(tmp_path / "g.sqlite3", FakeClock()))
     game_id, thread_id = await open_table(env)
-    lobby = env.messages(thread_id)[0]
+    lobby = await env.wait_for_message(thread_id)
     assert lobby.button("Join") and lobby.button("Start")
     join = await env.click("bob", lobby, label="Join")
     await join.wait_response()
@@ -157,7 +157,7 @@ async def test_host_removes_a_computer_seat(discord_env: DiscordEnv, tmp_path: P
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "l.sqlite3", FakeClock()))
     game_id, thread_id = await open_table(env, players=3)
-    lobby = env.messages(thread_id)[0]
+    lobby = await env.wait_for_message(thread_id)
     assert not lobby.selects  # no computer yet: no select
     await (await env.click("alice", lobby, label="Add computer")).wait_response()
     await (await env.click("bob", env.get_message(lobby.id), label="Join")).wait_response()
@@ -196,7 +196,7 @@ async def test_commit_drops_the_stale_preview_and_the_buttons(
     env = discord_env
     await env.start_client(bot_factory(tmp_path / "c.sqlite3", FakeClock()))
     game_id, thread_id = await open_table(env, setup="beginner")
-    lobby = env.messages(thread_id)[0]
+    lobby = await env.wait_for_message(thread_id)
     await (await env.click("bob", lobby, label="Join")).wait_response()
     await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
     await settle(env)

@@ -130,7 +130,7 @@ async def test_server_settings_are_stored_shown_and_enforced(discord_env: Discor
     assert game.options.turn_hours == 48
     assert game.options.timeout_action is TimeoutAction.COMPUTER
     assert game.thread_id is not None
-    lobby = env.messages(game.thread_id)[0]
+    lobby = await env.wait_for_message(game.thread_id)
     assert lobby.content.startswith(FR("hosting.lobby_ping", role=f"<@&{players.id}>"))
     assert FR("lobby.help") in lobby.content  # the server's language, not alice's English
     post = next(r for r in env.requests if r.method == "POST"

@@ -171,7 +171,7 @@ async def test_two_players_ratings_rematch_and_a_public_replay(
     await slash_answer(env, "alice", "start", {"players": 2, "setup": "beginner"})
     await settle(env)
     thread = env.threads(env.channel)[-1]
-    post = env.messages(thread.id)[0]
+    post = await env.wait_for_message(thread.id)
     await (await env.click("bob", post, label="Join")).wait_response()
     await (await env.click("alice", env.get_message(post.id), label="Start")).wait_response()
     await settle(env)
@@ -207,7 +207,7 @@ async def test_two_players_ratings_rematch_and_a_public_replay(
     await settle(env)
     rematch_thread = env.threads(env.channel)[-1]
     assert rematch_thread.id != thread.id and f"<#{rematch_thread.id}>" in answer.content
-    new_lobby = env.messages(rematch_thread.id)[0]
+    new_lobby = await env.wait_for_message(rematch_thread.id)
     alice = env.user("alice").id
     assert f"<@{alice}>" in new_lobby.content and f"#{game.id}" in new_lobby.content
     rematch = await queries.game_for_thread(manager.kernel, rematch_thread.id)

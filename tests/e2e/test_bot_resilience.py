@@ -41,7 +41,7 @@ async def two_player_game(env: DiscordEnv, tmp_path: Path, clock: FakeClock | No
     await inter.wait_response()
     await inter.wait_followup()
     thread = env.threads(env.channel)[-1]
-    lobby = env.messages(thread.id)[0]
+    lobby = await env.wait_for_message(thread.id)
     await (await env.click("bob", lobby, label="Join")).wait_response()
     await (await env.click("alice", env.get_message(lobby.id), label="Start")).wait_response()
     await settle(env)
@@ -148,7 +148,7 @@ async def test_refused_clicks_change_nothing(discord_env: DiscordEnv, tmp_path: 
     await inter.wait_response()
     await inter.wait_followup()
     thread = env.threads(env.channel)[-1]
-    lobby = env.messages(thread.id)[0]
+    lobby = await env.wait_for_message(thread.id)
     not_host = await env.click("bob", lobby, label="Start")
     await not_host.wait_response()
     assert not_host.ephemeral

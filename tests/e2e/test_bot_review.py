@@ -295,7 +295,7 @@ async def test_hints_option_of_a_shared_table(discord_env: DiscordEnv, tmp_path:
         thread = env.threads(env.channel)[-1]
         game = await queries.game_for_thread(bot(env).manager.kernel, thread.id)
         assert game is not None and game.options.hints is (hints == "on")
-        lobby = env.messages(thread.id)[0]
+        lobby = await env.wait_for_message(thread.id)
         assert (EN("hint.lobby") in lobby.content) is (hints == "on")
         await (await env.click("bob", lobby, label="Join")).wait_response(timeout=WAIT)
         await (await env.click("alice", env.get_message(lobby.id),

@@ -73,7 +73,7 @@ async def test_french_and_polish(discord_env: DiscordEnv, tmp_path: Path, locale
     await inter.wait_response()
     await inter.wait_followup()
     thread = env.threads(env.channel)[-1]
-    lobby = env.messages(thread.id)[0]
+    lobby = await env.wait_for_message(thread.id)
     assert tr("lobby.help") in lobby.content
     assert lobby.button(tr("lobby.join"))
     await (await env.click("alice", lobby, label=tr("lobby.cpu"))).wait_response()
