@@ -35,7 +35,7 @@ from engine.events import Event, event_from_dict
 
 log = logging.getLogger("calico.notices")
 
-B = TypeVar("B", bound="Body")
+C = TypeVar("C")
 P = TypeVar("P", bound="Part")
 _COMPACT = (",", ":")
 
@@ -115,28 +115,27 @@ _KINDS: dict[str, type[Body]] = {}
 _PARTS: dict[str, type[Part]] = {}
 
 
-def declare(kind: str) -> Callable[[type[B]], type[B]]:
-    """Register a body class under its stored ``kind`` (once)."""
-    def register(cls: type[B]) -> type[B]:
-        if kind in _KINDS and _KINDS[kind] is not cls:
-            raise ValueError(f"notice kind {kind!r} is declared twice")
-        cls.kind = kind
-        _KINDS[kind] = cls
-        return cls
+def _registrar(table: dict[str, type[Any]], attr: str, what: str
+               ) -> Callable[[str], Callable[[type[C]], type[C]]]:
+    def declare_as(key: str) -> Callable[[type[C]], type[C]]:
+        name = str(key)  # a plain string, as stored (the core's kinds are NoticeKind members)
 
-    return register
+        def register(cls: type[C]) -> type[C]:
+            if table.get(name, cls) is not cls:
+                raise ValueError(f"{what} {name!r} is declared twice")
+            setattr(cls, attr, name)
+            table[name] = cls
+            return cls
+
+        return register
+
+    return declare_as
 
 
-def declare_part(key: str) -> Callable[[type[P]], type[P]]:
-    """Register a score-sheet part class under its ``key`` (once)."""
-    def register(cls: type[P]) -> type[P]:
-        if key in _PARTS and _PARTS[key] is not cls:
-            raise ValueError(f"score-sheet part {key!r} is declared twice")
-        cls.key = key
-        _PARTS[key] = cls
-        return cls
-
-    return register
+#: Register a body class under its stored ``kind`` (once): ``@declare("table")``.
+declare = _registrar(_KINDS, "kind", "notice kind")
+#: Register a score-sheet part class under its ``key`` (once): ``@declare_part("progress")``.
+declare_part = _registrar(_PARTS, "key", "score-sheet part")
 
 
 def kinds() -> dict[str, type[Body]]:
