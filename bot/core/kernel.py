@@ -99,7 +99,7 @@ class Kernel:
             lambda: secrets.randbits(SEED_BITS))
         self.games = GameCache(self.config.cache_size, self.config.ended_cache_size)
         self.users = UserCache(self.config.cache_size * 4)
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+        self._locks: weakref.WeakValueDictionary[Hashable, asyncio.Lock] = (
             weakref.WeakValueDictionary())
         self._user_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary())
@@ -124,12 +124,13 @@ class Kernel:
     def now_ms(self) -> int:
         return to_ms(self.clock.now())
 
-    def lock(self, game_id: int) -> asyncio.Lock:
-        """This process's lock of one game (changes to it run one at a time)."""
-        lock = self._locks.get(game_id)
+    def lock(self, key: Hashable) -> asyncio.Lock:
+        """This process's lock of one game (its id), or of a feature's versioned row (its
+        topic, such as a tournament's): changes to it run one at a time."""
+        lock = self._locks.get(key)
         if lock is None:
             lock = asyncio.Lock()
-            self._locks[game_id] = lock
+            self._locks[key] = lock
         return lock
 
     def user_lock(self, user_id: int) -> asyncio.Lock:

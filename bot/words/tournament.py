@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.tournament.model import ROUND_ROBIN, Table, TournamentInfo
+from bot.core.tournament.model import ROUND_ROBIN, SIGNUP, Table, TournamentInfo
 from bot.core.tournament.pairing import Standing
 from bot.words import markup
 from bot.words.catalogue import Text
@@ -28,7 +28,9 @@ def format_text(tr: Text, t: TournamentInfo) -> str:
 
 
 def status_text(tr: Text, t: TournamentInfo) -> str:
-    return tr(f"tournament.status.{t.status}", round=t.round, rounds=t.rounds)
+    # In its sign-up but closed (at its time, or by the organiser): waiting for round 1.
+    status = "waiting" if t.status == SIGNUP and not t.signup_open else t.status
+    return tr(f"tournament.status.{status}", round=t.round, rounds=t.rounds)
 
 
 def summary(tr: Text, t: TournamentInfo) -> str:
@@ -93,8 +95,15 @@ def standing_cells(tr: Text, t: TournamentInfo, s: Standing) -> list[str]:
 
 
 def standings_title(tr: Text, t: TournamentInfo, round_no: int, final: bool) -> str:
+    """The title as the picture and its alt text show it (the name as written)."""
     key = "tournament.standings.final" if final else "tournament.standings.after"
     return tr(key, name=t.name, round=round_no, rounds=t.rounds)
+
+
+def standings_heading(tr: Text, t: TournamentInfo, round_no: int, final: bool) -> str:
+    """The same title in a message (the name escaped)."""
+    key = "tournament.standings.final" if final else "tournament.standings.after"
+    return tr(key, name=markup.name(t.name), round=round_no, rounds=t.rounds)
 
 
 def standings_lines(tr: Text, t: TournamentInfo, board: Sequence[Standing],
@@ -128,7 +137,7 @@ def standings_alt(tr: Text, t: TournamentInfo, board: Sequence[Standing], round_
 def standings_long(tr: Text, t: TournamentInfo, board: Sequence[Standing], round_no: int,
                    final: bool) -> str:
     """Every line of the picture in words (for readers who asked for pictures in words)."""
-    head = standings_title(tr, t, round_no, final)
+    head = standings_heading(tr, t, round_no, final)
     return "\n".join([head, *standings_lines(tr, t, board, limit=len(board))])
 
 

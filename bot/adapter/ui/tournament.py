@@ -75,7 +75,8 @@ async def standings_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
     board = await records.standings(kernel, t.id, round_no)
     final = t.status == tour.OVER and round_no >= max(scored, default=0)
     title = words.standings_title(tr, t, round_no, final)
-    lines = [f"**{title}**", words.summary(tr, t), *words.standings_lines(tr, t, board)]
+    heading = words.standings_heading(tr, t, round_no, final)
+    lines = [f"**{heading}**", words.summary(tr, t), *words.standings_lines(tr, t, board)]
     if viewer is not None:
         mine = [x for x in all_tables if viewer in x.players and x.game_id is not None]
         links = []

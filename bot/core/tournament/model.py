@@ -18,6 +18,7 @@ from bot.core.notices import Body, Part, declare, declare_part
 
 HOUR_MS = 3_600_000
 MAX_ROUNDS = 20
+MAX_ROUND_HOURS = 24 * 30  # a round lasts at most 30 days (as /calico tournament create)
 
 
 class Format(StrEnum):

@@ -1,7 +1,8 @@
 """Tournament arithmetic, pure (no I/O, no clock, no randomness): points of a table, standings
 with their tie-breaks, Swiss pairing and the round-robin schedule. The tournament service
 (:mod:`bot.core.tournament.rounds`) stores what these return; the property tests
-(``tests/core/test_pairing.py``) and ``benchmarks/bench_tournament.py`` call them directly.
+(``tests/core/tournament/test_pairing.py``) and ``benchmarks/bench_tournament.py`` call them
+directly.
 
 Points are kept in **half points** (integers: no rounding anywhere). At a table every player
 scores, against each other player, 2 half points for finishing ahead, 1 for a shared place and 0

@@ -137,11 +137,14 @@ def write(row: TournamentRow, now: int, **columns: Any) -> TournamentWrite:
 
 async def step(k: Kernel, tournament_id: int, change: Change[T]) -> T:
     """Run ``change`` on the stored row and write what it returns at that version (None: no
-    write); another process's write first: read again and redo it (the kernel's loop)."""
+    write); another process's write first: read again and redo it (the kernel's loop). This
+    process's steps of one tournament run one at a time (a burst of clicks on Join would
+    otherwise race each other until one ran out of attempts)."""
     async def apply(found: TournamentRow) -> T:
         w, result = await change(found)
         if w is not None:
             await store.write(k.store, w)
         return result
 
-    return await k.versioned(lambda: row(k, tournament_id), apply, what="the tournament")
+    async with k.lock(store.topic(tournament_id)):
+        return await k.versioned(lambda: row(k, tournament_id), apply, what="the tournament")

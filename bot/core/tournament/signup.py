@@ -26,6 +26,7 @@ from bot.core.tournament.model import (
     CANCELLED,
     FORMATS,
     HOUR_MS,
+    MAX_ROUND_HOURS,
     MAX_ROUNDS,
     NOT_IN,
     NOT_NOW,
@@ -55,7 +56,8 @@ async def create(k: Kernel, organiser: UserRef, guild_id: int, channel_id: int,
     name = " ".join(spec.name.split())
     if not 1 <= len(name) <= 80 or spec.format not in FORMATS \
             or not 2 <= spec.table_size <= 4 or not 1 <= spec.rounds <= MAX_ROUNDS \
-            or not now <= spec.signup_ends_at <= spec.starts_at or spec.round_hours <= 0:
+            or not now <= spec.signup_ends_at <= spec.starts_at \
+            or not 0 < spec.round_hours <= MAX_ROUND_HOURS:  # False for NaN too
         raise ManagerError(BAD, "name, format, size, rounds or times out of range")
     try:
         # Every table starts at once: no lobby race for the first player.
