@@ -74,13 +74,14 @@ class GameCache:
     def forget(self, game_id: int) -> None:
         """Drop a game (the next read loads it)."""
         self._games.pop(game_id, None)
+        self._ended.pop(game_id, None)  # its place among the ended games is free again
 
     def changed_elsewhere(self, game_id: int, version: int) -> None:
         """Another process committed ``version`` of a game: a cached older one is dropped, and
         whoever waits for it looks again."""
         have = self._games.get(game_id)
         if have is not None and have.version != version:
-            del self._games[game_id]
+            self.forget(game_id)
         self._wake(game_id)
 
     @contextlib.contextmanager

@@ -78,6 +78,9 @@ class Events:
             if isinstance(value, Events):
                 return value
             if isinstance(value, str):
+                # JSON text of a list, or it would only fail later, when the notice is shown.
+                if not isinstance(json.loads(value), list):
+                    raise ValueError("events are a list")
                 return cls(value)
             if isinstance(value, list):
                 return cls(json.dumps(value, separators=_COMPACT))

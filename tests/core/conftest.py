@@ -17,7 +17,8 @@ from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameInfo, GameStatus, LobbyOptions, UserRef
 from bot.core.notices import Notice
 from bot.core.outbox import DeliveryError, Receipt
-from engine.rules import legal_moves
+from engine.rules import apply, legal_moves
+from engine.state import Phase
 from tests.pgserver import fresh_database
 
 ANN = UserRef(1001, "Ann")
@@ -63,6 +64,17 @@ async def db_path(request: pytest.FixtureRequest, tmp_path: Path,
 @pytest.fixture
 async def manager(db_path: str, clock: FakeClock) -> AsyncIterator[Manager]:
     m = await Manager.open(db_path, clock=clock, seed_source=seeds(), exclusive=False)
+    try:
+        yield m
+    finally:
+        await m.close()
+
+
+@pytest.fixture
+async def sqlite_manager(sqlite_path: Path, clock: FakeClock) -> AsyncIterator[Manager]:
+    """A manager on SQLite only, for what does not depend on the backend (the flow, the
+    hooks, this process's locks and cache)."""
+    m = await Manager.open(sqlite_path, clock=clock, seed_source=seeds())
     try:
         yield m
     finally:
@@ -129,6 +141,24 @@ async def play_out(m: Manager, g: GameInfo, rng: random.Random | None = None,
             assert who is not None
         g = await step(m, g, who, rng)
     raise AssertionError("game did not end")
+
+
+async def to_last_move(m: Manager, g: GameInfo, seed: int = 0) -> GameInfo:
+    """``g`` moved on, straight in the engine, to one move before its end, stored as one
+    change (without its moves in the log): a quick way to a game's end for the tests of it."""
+    k = m.kernel
+    live = await k.load(g.id)
+    assert live.state is not None
+    rng = random.Random(seed)
+    state = live.state
+    while True:
+        after, _ = apply(state, rng.choice(legal_moves(state)))
+        if after.phase is Phase.OVER:
+            break
+        state = after
+    tx = await k.begin(live)
+    tx.set(state=state, ply=state.ply)
+    return (await k.commit(tx)).info()
 
 
 async def snapshot(m: Manager, game_id: int) -> tuple[Any, ...]:
