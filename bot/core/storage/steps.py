@@ -155,21 +155,31 @@ C = TypeVar("C")
 Runners = Mapping[type, Callable[[C, Any], Any]]
 
 
+def _ended(refused: bool) -> None:
+    """A plan that met a refused row (:class:`ConflictError`) must end by raising (its own
+    error, or :class:`Rollback`): PostgreSQL has aborted the transaction by then, so going on,
+    or returning as if it had worked, would lose its writes there and keep them on SQLite."""
+    if refused:
+        raise StorageError("a plan carried on after a refused row: raise instead")
+
+
 def drive(plan: Plan[T], runners: Runners[C], conn: C) -> T:
     """Run ``plan`` to its end on ``conn``, synchronously."""
     result: Any = None
     error: ConflictError | None = None
+    refused = False
     try:
         while True:
             try:
                 step = plan.send(result) if error is None else plan.throw(error)
             except StopIteration as stop:
+                _ended(refused)
                 return stop.value  # type: ignore[no-any-return]
             error = None
             try:
                 result = runners[type(step)](conn, step)
             except ConflictError as e:
-                error = e
+                error, refused = e, True
     finally:
         plan.close()
 
@@ -178,16 +188,18 @@ async def drive_async(plan: Plan[T], runners: Runners[C], conn: C) -> T:
     """:func:`drive` with runners that return awaitables."""
     result: Any = None
     error: ConflictError | None = None
+    refused = False
     try:
         while True:
             try:
                 step = plan.send(result) if error is None else plan.throw(error)
             except StopIteration as stop:
+                _ended(refused)
                 return stop.value  # type: ignore[no-any-return]
             error = None
             try:
                 result = await runners[type(step)](conn, step)
             except ConflictError as e:
-                error = e
+                error, refused = e, True
     finally:
         plan.close()

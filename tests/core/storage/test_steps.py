@@ -6,11 +6,13 @@ nothing to do."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from bot.core.storage import StorageError
 from bot.core.storage.steps import (
     Batch,
     ConflictError,
@@ -104,9 +106,28 @@ async def test_nothing_to_do_is_no_step() -> None:
 
 
 async def test_a_conflict_comes_back_into_the_plan() -> None:
+    """A refused row comes back into the plan as ConflictError: the plan turns it into its own
+    error (the challenge's second attempt), or it ends the plan as it is. A plan that would
+    carry on after it is refused on both backends alike: PostgreSQL has aborted the
+    transaction by then, so its writes would be lost there and kept on SQLite."""
     fake = Fake({"INSERT dup": ConflictError("unique"), "UPDATE instead": 1})
 
-    def plan() -> Plan[str]:
+    class TakenError(Exception):
+        pass
+
+    def converts() -> Plan[str]:
+        try:
+            yield from execute("INSERT dup")
+        except ConflictError:
+            raise TakenError("that row is taken") from None
+        return "inserted"
+
+    with pytest.raises(TakenError):
+        drive(converts(), fake.runners(), "conn")
+    with pytest.raises(TakenError):
+        await drive_async(converts(), fake.async_runners(), "conn")
+
+    def carries_on() -> Plan[str]:
         try:
             yield from execute("INSERT dup")
         except ConflictError:
@@ -114,7 +135,16 @@ async def test_a_conflict_comes_back_into_the_plan() -> None:
             return f"updated {changed}"
         return "inserted"
 
-    assert await both(plan, fake) == "updated 1"
+    def swallows() -> Plan[str]:
+        with contextlib.suppress(ConflictError):
+            yield from execute("INSERT dup")
+        return "inserted"
+
+    for plan in (carries_on, swallows):
+        with pytest.raises(StorageError, match="refused row"):
+            drive(plan(), fake.runners(), "conn")
+        with pytest.raises(StorageError, match="refused row"):
+            await drive_async(plan(), fake.async_runners(), "conn")
 
     def unhandled() -> Plan[str]:
         yield from execute("INSERT dup")
