@@ -148,7 +148,10 @@ class DiscordDelivery:
     async def _open_thread(self, game: GameInfo) -> Receipt:
         if game.thread_id is not None:
             return Receipt(message_id=game.thread_id)  # opened (or attached) already
-        if not game.status.active:
+        if not game.status.active and game.status is not GameStatus.OVER:
+            # Cancelled or abandoned before its thread opened: nothing to show. A game that
+            # finished meanwhile (a tournament table played out while the outbox was down)
+            # still gets its thread, for its moves and its score sheet.
             return SKIPPED
         tr = await self.bot.thread_text(game)
         try:

@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.adapter.context import Host
 from bot.adapter.ui.views import game_choices
 from bot.core import queries
-from bot.core.challenge import play as challenge
+from bot.core.challenge import play as weekly
 from bot.core.challenge.model import NOT_YET
 from bot.core.models import ErrorCode, GameInfo, ManagerError
 from bot.words import answers
@@ -67,7 +67,7 @@ async def resolve_game(bot: Host, interaction: discord.Interaction[Any],
         if not visible(named, interaction):
             raise ManagerError(ErrorCode.UNKNOWN_GAME, f"game {game_id} not visible here")
         if named.challenge_week is not None and named.seat_of(interaction.user.id) is None \
-                and not await challenge.may_show(bot.kernel, named):
+                and not await weekly.may_show(bot.kernel, named):
             # Someone else's weekly challenge game: its tiles are this week's secret.
             raise ManagerError(NOT_YET)
         return named
