@@ -1,6 +1,6 @@
-"""Property tests of the tournament arithmetic (:mod:`bot.core.pairing`): nobody meets twice
-while a pairing avoids it, byes spread, every player is seated once at even tables, standings
-come in order, and the round-robin schedule covers every pair."""
+"""Property tests of the tournament arithmetic (:mod:`bot.core.tournament.pairing`): nobody
+meets twice while a pairing avoids it, byes spread, every player is seated once at even tables,
+standings come in order, and the round-robin schedule covers every pair."""
 
 from __future__ import annotations
 
