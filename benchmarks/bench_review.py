@@ -13,12 +13,12 @@ Printed, after the machine line (platform, CPU, Python, load average):
 - **hints**: the time of :func:`engine.ai.hints.hints` at every turn of one 2-player game
   (median, 90th percentile, max); the target is 1.5 s.
 - **through the bot** (``--bot-games``, default 1): the bot's own path
-  (:class:`bot.core.review.ReviewService` on a temporary SQLite database): a solo standard game
-  played by the ``normal`` computer player for a person's seat, a hint taken at each of its turns
-  (in the computer players' worker process), then the review of the finished game in the
-  review worker process (started beforehand; its start-up is printed apart), with the event
-  loop's worst delay measured by a 10 ms ticker while the review runs, and the stored review
-  asked for again.
+  (:class:`bot.core.review.service.ReviewService` on a temporary SQLite database): a solo standard
+  game played by the ``normal`` computer player for a person's seat, a hint taken at each of its
+  turns (in the computer players' worker process), then the review of the finished game in the
+  review worker process (started beforehand; its start-up is printed apart), with the event loop's
+  worst delay measured by a 10 ms ticker while the review runs, and the stored review asked for
+  again.
 
 ``--calibrate N`` plays N games per table row with the rollout policy itself (seat 0; the other
 seats only take market tiles, as in the playouts), records the value function after each turn

@@ -1,9 +1,10 @@
 """Issue #23's figure: pairing a Swiss round of 512 entrants (target: under a second).
 
 A Swiss of ``--entrants`` players (ratings drawn) is played for ``--rounds`` rounds with random
-results; each round's pairing (:func:`bot.core.pairing.swiss_round`, the pure part of a round
-start) and the standings it starts from (:func:`bot.core.pairing.standings`) are timed. The
-late rounds are the hard ones: more pairs have met, so the search backs up more.
+results; each round's pairing (:func:`bot.core.tournament.pairing.swiss_round`, the pure part
+of a round start) and the standings it starts from
+(:func:`bot.core.tournament.pairing.standings`) are timed. The late rounds are the hard ones:
+more pairs have met, so the search backs up more.
 
 Run: .venv/bin/python benchmarks/bench_tournament.py [--entrants 512] [--rounds 9] [--size 2]
 """

@@ -18,15 +18,16 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
   whose thread cannot be opened (no permission, channel gone) is cancelled and its host told.
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
-- A deleted thread or channel (404) ends its games through ``kernel.channel_gone``; missing
-  access (403) is permanent for that notice. Neither blocks any other game. Transient answers
-  (5xx, 429 past discord.py's own retries, timeouts) are raised for the dispatcher to retry.
+- A deleted thread or channel (404) ends its games through
+  :func:`bot.core.leaving.channel_gone`; missing access (403) is permanent for that notice.
+  Neither blocks any other game. Transient answers (5xx, 429 past discord.py's own retries,
+  timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
-  ``kernel.dm_failed``, which posts the "use /calico hand" notice in the thread once. A reminder
-  that cannot go by DM is also posted in the thread, pinging the player, so they still hear of
-  it; while their DMs are known to be closed the kernel queues reminders for the thread in the
-  first place (a ``reminder`` notice without ``user_id``, the person in its payload), posted
-  with a jump link and the "Show my hand" button.
+  :func:`bot.core.leaving.dm_failed`, which posts the "use /calico hand" notice in the thread
+  once. A reminder that cannot go by DM is also posted in the thread, pinging the player, so
+  they still hear of it; while their DMs are known to be closed the sweep queues reminders for
+  the thread in the first place (a ``reminder`` notice without ``user_id``, the person in its
+  payload), posted with a jump link and the "Show my hand" button.
 - Any process may deliver any notice: a thread this process's shards do not cache is reached
   by id over HTTP.
 - Languages: a DM reads in the recipient's stored locale; a thread post in the server's

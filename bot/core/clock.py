@@ -1,5 +1,5 @@
-"""The time source for the manager, the timers and the outbox: injectable so that tests can jump
-days ahead without sleeping.
+"""The time source for the core (the kernel), the timers and the outbox: injectable so that
+tests can jump days ahead without sleeping.
 
 All times are aware UTC datetimes. Storage keeps them as integer milliseconds since the epoch
 (:func:`to_ms` / :func:`from_ms`) so that "is it due?" is an integer comparison in SQL.

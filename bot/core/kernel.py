@@ -230,7 +230,7 @@ class Kernel:
                          own: Callable[[R], bool] = lambda _: False,
                          recheck: float = 2.0) -> R:
         """``read()`` again each time ``topic`` changes (a game id, or a feature's topic such as
-        ``("tournament", 7)``), until ``ready`` says so or ``timeout`` seconds passed; returns
+        ``"tournament:7"``), until ``ready`` says so or ``timeout`` seconds passed; returns
         the last value read. Woken by this process's commits and by other processes' change
         notifications (:class:`~bot.core.cache.GameCache`); read afresh (``read(True)``) at
         least every ``recheck`` seconds, so a notification that never came costs that long."""

@@ -2,10 +2,11 @@
 often they may ask for costly work.
 
 - :func:`check_new_game`: at most ``max_lobbies`` open lobbies hosted and ``max_active_games``
-  games in play (lobbies included) per person; the manager calls it before creating or joining
-  a game and refuses with a :class:`LimitError` (a :class:`~bot.core.models.ManagerError` with
-  the limit in ``params``, answered privately like any refusal). Within one process a person's
-  new games are created one at a time (the manager holds a per-person lock), so a burst of
+  games in play (lobbies included) per person; the lobby service
+  (:func:`bot.core.lobby.check_limits`) calls it before creating or joining a game and refuses
+  with a :class:`LimitError` (a :class:`~bot.core.models.ManagerError` with the limit in
+  ``params``, answered privately like any refusal). Within one process a person's
+  new games are created one at a time (under the kernel's per-person lock), so a burst of
   clicks cannot slip past the count; processes sharing a database may each let one through.
 - :class:`LobbyAllowance`: new lobbies a person may open, ``per_hour`` at once and then one
   more every ``60 / per_hour`` minutes (issue #20: a lobby opened and cancelled at once still
@@ -63,7 +64,7 @@ class GameLimits:
     max_active_games: int | None = None  # games one person is in, lobbies included
 
 
-# (status, host id) of a game, from the manager's cache.
+# (status, host id) of a game, from the kernel's cache.
 GameHost = Callable[[int], Awaitable[tuple[str, int]]]
 
 

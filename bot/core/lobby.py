@@ -50,7 +50,9 @@ async def create_game(k: Kernel, host: UserRef, guild_id: int, channel_id: int,
                       computers: Sequence[str] = (), open_thread: bool = False,
                       start: bool = False, rematch_of: int | None = None) -> GameInfo:
     """A new lobby with the host in seat 0 (and ``computers``, levels, after it), written in
-    one transaction with everything it starts with (see :meth:`Manager.create_game`)."""
+    one transaction with everything it starts with: ``open_thread`` queues the thread's opening
+    and the lobby post (express notices), ``start`` deals at once (a solo game), ``rematch_of``
+    names the finished game it follows. Refused (``LimitError``) past the person's limits."""
     options = options or LobbyOptions()
     for level in computers:
         guards.check_level(level)

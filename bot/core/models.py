@@ -143,7 +143,7 @@ class LobbyOptions(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class UserRef:
-    """A Discord user as the manager knows it."""
+    """A Discord user as the core knows it."""
 
     id: int
     name: str

@@ -1,9 +1,10 @@
 """Turn clocks and the periodic sweep.
 
 Nothing here sleeps for hours: every timer is a row (``timers`` table) with a due time, written
-in the same transaction as the move that starts the turn, and :meth:`Manager.sweep` acts on the
-due ones. This module holds the policy as pure functions (what a due turn timer means, given
-the game's timeout action) and :class:`SweepLoop`, the one periodic task that calls the sweep.
+in the same transaction as the move that starts the turn, and :func:`bot.core.sweep.sweep`
+(``Manager.sweep``) acts on the due ones. This module holds the policy as pure functions (what
+a due turn timer means, given the game's timeout action) and :class:`SweepLoop`, the one
+periodic task that calls the sweep.
 
 A person's turn (or goal draft) of ``turn_hours``:
 
@@ -16,8 +17,9 @@ A person's turn (or goal draft) of ``turn_hours``:
 - A goal draft that runs out always gets the computer's choice (the game then starts).
 
 Only games with at least two people have turn clocks (a person alone holds nobody up).
-A computer seat's timer is due at once: the manager plays computer turns right after the move
-that leads to them, and the sweep picks up any that a crash or restart interrupted.
+A computer seat's timer is due after a short grace (``computer_grace``): the flow plays computer
+turns right after the move that leads to them (those that think through the computers' queue,
+:mod:`bot.core.thinking`), and the sweep picks up any that a crash or restart interrupted.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ real objects:
 
 - :func:`gateway_status` reads a discord.py client (plain or auto-sharded) by duck typing, so
   this package never imports discord.py;
-- :class:`CoreHealthSource` answers the health check from a :class:`~bot.core.manager.Manager`;
-- :func:`core_scrape_sources` wires the metrics' scrape-time sources to a manager, its
-  dispatcher and its computer pool.
+- :class:`CoreHealthSource` answers the health check from a :class:`~bot.core.manager.Manager`
+  (the composition root's deployment queries: ping, outbox backlog, last sweep);
+- :func:`core_scrape_sources` wires the metrics' scrape-time sources to a manager (its kernel's
+  counters), its dispatcher and its computer pool.
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ class ScrapeSources:
     """
 
     gateway: Callable[[], GatewayStatus] | None = None
-    moves_committed: Callable[[], int] | None = None  # Manager.moves_committed
-    timer_failures: Callable[[], int] | None = None  # Manager.timer_failures
-    last_sweep: Callable[[], datetime | None] | None = None  # Manager.last_sweep_at
+    moves_committed: Callable[[], int] | None = None  # Kernel.moves_committed
+    timer_failures: Callable[[], int] | None = None  # Kernel.timer_failures
+    last_sweep: Callable[[], datetime | None] | None = None  # Kernel.last_sweep_at
     notices: Callable[[], Mapping[str, int]] | None = None  # Dispatcher.counts
     computers: Callable[[], ComputerLoad] | None = None
     games_by_status: Callable[[], Awaitable[Mapping[str, int]]] | None = None

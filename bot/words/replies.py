@@ -1,6 +1,7 @@
-"""Error codes (the manager's and the engine's) to the short private reply a player sees.
+"""Error codes (the core's :class:`~bot.core.models.ManagerError` and the engine's) to the
+short private reply a player sees.
 
-The manager and the engine raise errors with a stable ``code``; nothing here reads their
+The core and the engine raise errors with a stable ``code``; nothing here reads their
 messages. An unknown code gets a generic answer rather than leaking internals.
 """
 

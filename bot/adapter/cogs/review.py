@@ -1,8 +1,8 @@
 """``/calico review [game]``: the review of the caller's seat in a finished game (issue #13).
 
-The cog also owns the bot's :class:`~bot.core.review.ReviewService` (its worker processes start
-on first use and stop with the cog), registered for the score sheet's review button and the
-turn DM's hint button (:mod:`bot.adapter.ui.review`).
+The cog also owns the bot's :class:`~bot.core.review.service.ReviewService` (its worker
+processes start on first use and stop with the cog), registered for the score sheet's review
+button and the turn DM's hint button (:mod:`bot.adapter.ui.review`).
 """
 
 from __future__ import annotations

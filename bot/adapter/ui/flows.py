@@ -1,11 +1,14 @@
-"""What each button and select does: parse, ask the game kernel, answer in place.
+"""What each button and select does: parse, call the feature's service, answer in place.
 
-Every handler is a short script: build the answer through :func:`bot.adapter.ui.respond.update`
-(edit the clicked message in place) or :func:`bot.adapter.ui.respond.reply` (a private new
-message), inside which the kernel is called and the picture rendered. Refusals from the kernel
-or the engine (someone else's button, a button from an earlier turn, a double click, a game that
-ended, a full table) come back as short private answers and change nothing. No rules here:
-legality, turn order and ply checks are the kernel's and the engine's."""
+:data:`ROUTES` routes a click by its custom id's type (:mod:`bot.adapter.ui.custom_ids`) to its
+handler. Every handler is a short script: build the answer through
+:func:`bot.adapter.ui.respond.update` (edit the clicked message in place) or
+:func:`bot.adapter.ui.respond.reply` (a private new message), inside which a service function
+is called with the kernel (``turns.play_turn(kernel, ...)``, the front door,
+``docs/architecture.md``) and the picture rendered. Refusals from the core or the engine
+(someone else's button, a button from an earlier turn, a double click, a game that ended, a
+full table) come back as short private answers and change nothing. No rules here: legality,
+turn order and ply checks are the core's and the engine's."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ log = logging.getLogger("calico.delivery")
 B = TypeVar("B", bound=Body)
 Builder = Callable[["NoticeRenderer", Notice, Any, GameInfo, Text], Awaitable[Outgoing | None]]
 #: Each kind of notice about a game, by its body's type, and how it is drawn (a new kind
-#: needs one entry: tests/adapter/ui/test_notices.py fails without it).
+#: needs one entry: tests/adapter/test_delivery.py fails without it).
 BUILDERS: dict[type[Body], Builder] = {}
 #: What each feature adds to a game's score sheet (a line, buttons), in this order; each reads
 #: its own part of the notice (:meth:`bot.core.notices.GameOver.part`), if any.

@@ -1,1 +1,1 @@
-"""Numbered forward migrations (NNNN_name.sql), applied in order by bot.storage.db."""
+"""Numbered forward migrations (NNNN_name.sql), applied in order by bot.core.storage.sqlite.db."""
