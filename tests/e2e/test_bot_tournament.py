@@ -207,7 +207,11 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     # Everyone can read the standings (privately, with their own games linked) and the list.
     mine = await answer(env, "bob", "standings")
     assert mine.ephemeral and mine.attachment("standings.png")
-    assert mine.content.count("<#") == 3
+    # Each game bob played linked (three, or two when the round-3 bye was his: the deals are
+    # random, so the standings that decide the bye are too).
+    played = [x for x in await records.tables(manager.kernel, 1)
+              if ids["bob"] in x.players and x.game_id is not None]
+    assert len(played) >= 2 and mine.content.count("<#") == len(played)
     listed = await answer(env, "eve", "list")
     assert "Spring Cup" in listed.content
     # Results fed the ratings like any game's.
