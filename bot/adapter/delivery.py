@@ -117,7 +117,7 @@ class DiscordDelivery:
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
         if isinstance(notice.body, notices.OpenThread):
-            return await self._open_thread(game)
+            return await self._open_thread(game, in_doubt=notice.sent_at is not None)
         out = await self.renderer.build(notice, game)
         if out is None:
             return SKIPPED
@@ -146,7 +146,7 @@ class DiscordDelivery:
 
     # ------------------------------------------------------------------ opening the thread
 
-    async def _open_thread(self, game: GameInfo) -> Receipt:
+    async def _open_thread(self, game: GameInfo, *, in_doubt: bool) -> Receipt:
         if game.thread_id is not None:
             return Receipt(message_id=game.thread_id)  # opened (or attached) already
         if not game.status.active and game.status is not GameStatus.OVER:
@@ -169,7 +169,9 @@ class DiscordDelivery:
             raise DeliveryError("not a text channel", permanent=True)
         host = game.seats[0].name if game.seats else ""
         name = posts.thread_name(tr, game.id, host)
-        thread = await self._find_thread(channel, game)
+        # Discord may have made it already only if an earlier attempt was cut short (a crash
+        # between creating and recording it, a failed attempt): only then is it looked for.
+        thread = await self._find_thread(channel, game) if in_doubt else None
         if thread is None:
             try:
                 thread = await channel.create_thread(
