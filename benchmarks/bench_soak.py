@@ -498,6 +498,11 @@ def latency_figures(env: Any, sent: list[Sent]) -> dict[str, dict[str, Any]]:
                      "answer_ms": spread(answer)}
         if kind in OPENING:
             out[kind]["thread_after_answer"] = late_thread
+            # The slowest few, and when in the run (a start-up cost, or spread out?).
+            begin = min((s.ix.dispatched_at for s in sent), default=0.0)
+            timed = sorted(((t, s.ix.dispatched_at - begin) for s in mine
+                            if (t := thread_shown(env, s)[0]) is not None), reverse=True)
+            out[kind]["slowest"] = [(round(t * 1000, 1), round(at, 1)) for t, at in timed[:3]]
             out[kind]["ready_ms"] = spread([t for s in mine
                                             if (t := thread_ready(env, s, made)) is not None])
     return out
@@ -526,6 +531,9 @@ def print_latency(figures: dict[str, dict[str, Any]], lag: dict[str, float] | No
             what = "its lobby posted in its thread" if kind == "start" else "its thread asked for"
             print(f"  {f['label']}: the game had {what} after p50 {r['p50']:.1f}, p99 "
                   f"{r['p99']:.1f}, max {r['max']:.1f} ms (the answer waits for it, polling)")
+        if f.get("slowest"):
+            print(f"  {f['label']}: slowest " + ", ".join(
+                f"{ms:.0f} ms at {at:.0f} s" for ms, at in f["slowest"]) + " into the run")
         if f.get("thread_after_answer"):
             print(f"  {f['label']}: {f['thread_after_answer']} answer(s) said the thread was on "
                   "its way (the 10 s wait ran out); those count until the thread's first post")
@@ -753,7 +761,14 @@ async def players_at_work(args: argparse.Namespace, p: Players, stop: asyncio.Ev
         lag_stop.set()
         await cancel([lagging])
     await settle_answers(p.env, p.sent)
-    result["latency"] = latency_figures(p.env, p.sent)
+    # The ramp (the bot just started, the tables opening one after another) apart from the
+    # steady state the targets are about: 30 games being played.
+    begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
+    steady = [s for s in p.sent if s.ix.dispatched_at - begin >= args.warmup]
+    ramp = [s for s in p.sent if s.ix.dispatched_at - begin < args.warmup]
+    result["latency"] = latency_figures(p.env, steady)
+    result["latency_ramp"] = latency_figures(p.env, ramp)
+    result["warmup_s"] = args.warmup
     result["loop_lag_ms"] = spread(lag)
     result["played"] = {"games": p.games, "solo games": p.solo_games, "moves": p.moves,
                         "interactions": p.interactions, "errors": dict(p.errors)}
@@ -1038,7 +1053,14 @@ def summarize(args: argparse.Namespace, result: dict[str, Any]) -> None:
         print(f"\nplayed: {played['games']} games ({played['solo games']} solo), "
               f"{played['moves']} moves, {played['interactions']} interactions, errors "
               f"{played['errors'] or 'none'}")
+        print(f"\nfrom {result['warmup_s']:g} s into the run (the ramp apart):")
         print_latency(result["latency"], result["loop_lag_ms"], args.mode)
+        for kind in OPENING:
+            f = result["latency_ramp"][kind]
+            if f["answer_ms"]:
+                print(f"  during the ramp (the first {result['warmup_s']:g} s): {f['label']} "
+                      f"n {f['count']}, answer p50 {f['answer_ms']['p50']:.1f}, max "
+                      f"{f['answer_ms']['max']:.1f} ms")
 
 
 def commit() -> str:
@@ -1063,7 +1085,8 @@ def write_json(path: str, args: argparse.Namespace, result: dict[str, Any]) -> N
            "minutes": args.minutes, "columns": ["s", "RSS MB", "traced MB",
                                                 *result["columns"], "load"],
            "rows": result["rows"], "snaps": snaps,
-           **{k: result[k] for k in ("latency", "loop_lag_ms", "played") if k in result}}
+           **{k: result[k] for k in ("latency", "latency_ramp", "warmup_s", "loop_lag_ms",
+                                     "played") if k in result}}
     Path(path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"\nfigures written to {path}")
 
@@ -1110,6 +1133,11 @@ def main() -> None:
     parser.add_argument("--stagger", type=float, default=0.5,
                         help="remote/discord modes: seconds between the tables' first games "
                              "(0: all open at once)")
+    parser.add_argument("--warmup", type=float, default=None,
+                        help="remote/discord modes: seconds at the start (the bot's first "
+                             "moments and the tables opening) kept apart from the latency "
+                             "table, and summed up on their own (default: the tables' "
+                             "stagger, plus 5 s)")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the figures (memory, and each interaction kind's "
                              "latency) to FILE")
@@ -1127,6 +1155,8 @@ def main() -> None:
         args.solo = (args.games + 4) // 5 if args.games > 1 else 0
     if args.every is None:
         args.every = min(30.0, max(5.0, args.minutes * 6))  # ten samples, or one each 30 s
+    if args.warmup is None:
+        args.warmup = args.games * args.stagger + 5.0
     print_machine()
     print(f"commit {commit()}")
     print(f"mode {args.mode}: {args.games} games at a time for {args.minutes:g} min"
