@@ -49,6 +49,20 @@ def test_only_the_newest_ended_games_stay() -> None:
     assert cached(cache) == [1, 4, 5, 6]
 
 
+def test_a_game_kept_again_takes_the_newest_place() -> None:
+    cache = GameCache(2, 2)
+    cache.keep(game(1))
+    cache.keep(game(2))
+    cache.keep(game(1))  # a new commit of game 1: now the most recent
+    cache.keep(game(3))
+    assert cached(cache) == [1, 3]
+    cache.keep(ended(4))
+    cache.keep(ended(5))
+    cache.keep(ended(4))  # game 4 written again after its end: the newest ended game
+    cache.keep(ended(6))
+    assert cached(cache) == [4, 6]
+
+
 def test_a_forgotten_ended_game_leaves_its_place_to_another() -> None:
     cache = GameCache(10, 2)
     cache.keep(ended(1))
