@@ -6,6 +6,8 @@ changes."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 
 from bot.core.cache import GameCache
 from bot.core.game import LiveGame, evolve, unborn
@@ -121,3 +123,16 @@ async def test_watchers_are_woken_by_their_topic_only() -> None:
     cache.touch("tournament:3")  # nobody watches any more: nothing to wake, no error
     with cache.watch("tournament:3") as fresh:
         assert not fresh.is_set()
+
+
+def test_a_watcher_that_leaves_takes_only_itself_away() -> None:
+    cache = GameCache(10, 2)
+    with cache.watch(7) as stays:
+        with cache.watch(7) as leaves:
+            gone = weakref.ref(leaves)
+        del leaves
+        cache.touch(7)
+        assert stays.is_set()  # the other watcher of the same topic still hears
+    del stays
+    gc.collect()
+    assert gone() is None  # nothing keeps a finished watch alive
