@@ -9,9 +9,10 @@ import asyncio
 import gc
 import weakref
 
-from bot.core.cache import GameCache
+from bot.core.cache import GameCache, UserCache
 from bot.core.game import LiveGame, evolve, unborn
 from bot.core.models import GameStatus, LobbyOptions
+from bot.core.storage.rows import UserRow
 
 
 def game(game_id: int, version: int = 0, status: GameStatus = GameStatus.PLAY) -> LiveGame:
@@ -136,3 +137,10 @@ def test_a_watcher_that_leaves_takes_only_itself_away() -> None:
     del stays
     gc.collect()
     assert gone() is None  # nothing keeps a finished watch alive
+
+
+def test_the_oldest_person_leaves_a_full_user_cache() -> None:
+    people = UserCache(2)
+    for user_id in (1, 2, 3):
+        people.keep(UserRow(user_id, f"p{user_id}", None, True, None, None))
+    assert [people.get(i) is not None for i in (1, 2, 3)] == [False, True, True]

@@ -204,6 +204,7 @@ def test_keys_nobody_knows_are_ignored() -> None:
     ("turn_prompt", "null"),
     ("table", '{"seat":0,"move":"h0@C3>m2","by":"user","events":{"kind":"x"}}'),
     ("table", '{"seat":0,"move":"h0@C3>m2","by":"user","events":"[{]"}'),
+    ("table", '{"seat":0,"move":"h0@C3>m2","by":"user","events":"{}"}'),  # JSON, not a list
     ("game_over", '{"totals":[5],"places":[1],"winners":[0],"progress":{"earned":5}}'),
     ("game_over", '{"totals":[5],"places":[1],"winners":[0],"tournament":[]}'),
     ("tournament", '{"tournament":3,"what":"brunch","guild_id":500}'),
@@ -213,6 +214,18 @@ def test_a_payload_that_no_longer_reads_is_unreadable(kind: str, text: str) -> N
     body = decode(kind, text)
     assert isinstance(body, Unreadable) and body.stored_kind == kind
     assert Notice(1, 2, kind, None, 0, text, "k", 0, None, 0, 0, None).body == body  # type: ignore[arg-type]
+
+
+def test_why_a_payload_does_not_read_is_kept_short() -> None:
+    text = json.dumps({"seat": "x" * 300, "move": ["y"] * 300, "by": {"z": 1}, "events": 5})
+    body = decode("table", text)
+    assert isinstance(body, Unreadable)
+    assert 100 < len(body.problem) <= 200  # what failed, not the whole payload again
+
+
+def test_only_the_notices_a_person_waits_on_jump_their_lane() -> None:
+    # The thread's opening and the lobby answer a command just typed; the rest keep their turn.
+    assert {kind for kind, cls in kinds().items() if cls.express} == {"open_thread", "lobby"}
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**12) | st.floats()
