@@ -87,6 +87,21 @@ async def test_two_processes_racing_give_one_attempt_and_one_deal(manager: Manag
         await other.close()
 
 
+async def test_an_attempt_finished_after_a_restart_still_counts(manager: Manager,
+                                                                db_path: str) -> None:
+    g = await challenge_play.start(manager.kernel, ANN, GUILD, CHANNEL)
+    # Another process (or this one after a restart) knows the game only from the database.
+    other = await Manager.open(db_path, clock=manager.kernel.clock, exclusive=False)
+    try:
+        ann = await play_out(other, g, random.Random(4))
+    finally:
+        await other.close()
+    assert ann.challenge_week == "2025-W01" and ann.status is GameStatus.OVER
+    entry = await challenge_store.entry(manager.store, "2025-W01", ANN.id)
+    total = public_view(ann.state).seats[0].score["total"]  # type: ignore[arg-type]
+    assert entry is not None and entry.game_id == g.id and entry.score == total
+
+
 async def play_attempt(m: Manager, user: UserRef, guild: int, seed: int) -> GameInfo:
     g = await challenge_play.start(m.kernel, user, guild, CHANNEL)
     return await play_out(m, g, random.Random(seed))
