@@ -13,10 +13,10 @@ from bot.core import leaving, queries
 from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
-from bot.core.notices import NoticeKind
-from bot.core.outbox import DeliveryError, NullDelivery
+from bot.core.notices import Notice, NoticeKind
+from bot.core.outbox import DeliveryError, NullDelivery, Receipt
 from bot.core.storage import Lane, Store
-from tests.core.conftest import ANN, BOB, CAT, RecordingDelivery, new_game, play_out, step
+from tests.core.conftest import ANN, BOB, CAT, DAN, RecordingDelivery, new_game, play_out, step
 
 
 async def test_delivered_counts_are_kept(manager: Manager) -> None:
@@ -195,3 +195,50 @@ async def test_the_sweep_keeps_its_report_of_failures_at_zero_when_all_is_well(
     clock.advance(timedelta(minutes=31))
     report = await manager.sweep()
     assert report.failed == 0 and report.reminders == 1 and manager.kernel.timer_failures == 0
+
+
+class Gate(RecordingDelivery):
+    """Holds every notice of ``held`` games that is not express (a busy lane: a slow picture,
+    a rate limit) until ``go``; the rest shows at once."""
+
+    def __init__(self, held: set[int]) -> None:
+        super().__init__()
+        self.held = held
+        self.go = asyncio.Event()
+        self.holding = 0
+
+    async def deliver(self, notice: Notice) -> Receipt | None:
+        if notice.game_id in self.held and not notice.body.express:
+            self.holding += 1
+            await self.go.wait()
+        return await super().deliver(notice)
+
+
+async def test_a_new_games_lobby_shows_while_every_slot_is_busy(manager: Manager) -> None:
+    busy = [await new_game(manager, host=h, people=(p,), setup="beginner")
+            for h, p in ((ANN, BOB), (CAT, DAN))]
+    gate = Gate({g.id for g in busy})
+    d = manager.dispatcher(gate, concurrency=1, express=1, poll_interval=30)
+    task = asyncio.create_task(d.run_forever())
+    try:
+        async def until(done: Any) -> None:
+            for _ in range(500):
+                if done():
+                    return
+                await asyncio.sleep(0.01)
+
+        def opened(g: GameInfo) -> bool:  # its lobby is in its thread
+            return any(n.game_id == g.id and n.kind == NoticeKind.LOBBY for n in gate.shown)
+
+        # The one slot is held by a busy lane; the kept slot showed the other game's lobby
+        # and gave its lane back at the first notice that is not express.
+        await until(lambda: gate.holding and all(opened(g) for g in busy))
+        assert gate.holding == 1 and all(opened(g) for g in busy)
+        new = await new_game(manager, host=ANN, people=(CAT,), start=False)  # someone joined
+        await until(lambda: opened(new))
+        assert opened(new) and gate.holding == 1  # the busy lanes still wait
+        assert not any(n.game_id in gate.held and not n.body.express for n in gate.shown)
+    finally:
+        gate.go.set()
+        d.stop()
+        await asyncio.wait_for(task, 5)
