@@ -8,20 +8,23 @@ rows are cached and refreshed."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from bot.core import lobby, queries
+from bot.core import leaving, lobby, queries, turns
 from bot.core.clock import FakeClock
 from bot.core.game import LiveGame
 from bot.core.kernel import StaleError
 from bot.core.manager import Manager, ManagerConfig
-from bot.core.models import ErrorCode, ManagerError
+from bot.core.models import ErrorCode, GameStatus, ManagerError
 from bot.core.notices import Ended, NoticeKind
 from bot.core.storage import GameWrite, StaleWriteError
 from bot.core.storage.steps import Plan, notify
-from tests.core.conftest import ANN, BOB, CAT, new_game, seeds, snapshot
+from engine.moves import PlaceTile
+from engine.rules import legal_moves
+from tests.core.conftest import ANN, BOB, CAT, new_game, seeds, snapshot, step
 
 
 def has(user_id: int):  # type: ignore[no-untyped-def]
@@ -266,3 +269,47 @@ async def test_user_rows_are_cached_and_refreshed_by_what_this_process_stores(
     settings = await queries.set_settings(k, ANN.id, describe=True)
     assert not settings.reminders and settings.describe  # stored through it: read afresh
     assert (await k.user(ANN.id)).describe
+
+
+@pytest.fixture
+async def two_processes(sqlite_path: Path,
+                        clock: FakeClock) -> AsyncIterator[tuple[Manager, Manager]]:
+    """``here`` and ``there`` on one database, ``here``'s store taken as shared with other
+    processes (as PostgreSQL's is). SQLite tells nobody of a commit, so ``here``'s cached copy
+    stays behind ``there``'s writes for as long as the test needs."""
+    here = await Manager.open(sqlite_path, clock=clock, seed_source=seeds(), exclusive=False)
+    there = await Manager.open(sqlite_path, clock=clock, seed_source=seeds(50), exclusive=False)
+    here.store.shared = True
+    try:
+        yield here, there
+    finally:
+        await there.close()
+        await here.close()
+
+
+async def test_a_refusal_from_a_copy_another_process_moved_on_is_redone_on_the_stored_game(
+        two_processes: tuple[Manager, Manager]) -> None:
+    here, there = two_processes
+    g = await new_game(here, players=3, start=False)
+    await lobby.join(there.kernel, g.id, BOB)  # here's copy: Bob has not joined
+    left = await leaving.leave_game(here.kernel, g.id, BOB.id)
+    assert [s.user_id for s in left.seats] == [ANN.id]
+    with pytest.raises(ManagerError) as refused:  # a refusal the stored game confirms stays
+        await leaving.leave_game(here.kernel, g.id, CAT.id)
+    assert refused.value.code == ErrorCode.NOT_A_PLAYER
+
+
+async def test_a_read_refused_by_a_copy_another_process_moved_on_is_read_again(
+        two_processes: tuple[Manager, Manager]) -> None:
+    here, there = two_processes
+    g = await new_game(here, people=(BOB,), setup="beginner")
+    assert g.status is GameStatus.PLAY and g.current_user_id is not None
+    first = g.current_user_id
+    g = await step(there, g, first)  # a turn played through the other process
+    assert g.current_user_id not in (None, first)
+    user = g.current_user_id
+    assert user is not None and g.state is not None
+    move = legal_moves(g.state, g.state.current_seat or 0)[0]
+    assert isinstance(move, PlaceTile) and move.hand is not None
+    events = await turns.preview(here.kernel, g.id, user, g.ply, move.hand, move.cell)
+    assert events  # here's copy still had the first player to move
