@@ -659,6 +659,7 @@ class FakeDiscordServer:
             "embeds": body.get("embeds") if "embeds" in body else msg.embeds,
             "components": body.get("components") if "components" in body else msg.components,
             "flags": body.get("flags") if body.get("flags") is not None else msg.flags,
+            "allowed_mentions": body.get("allowed_mentions"),
         }
         if "attachments" in body:
             merged["attachments"] = body.get("attachments") or []
