@@ -116,7 +116,7 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
     seat = timer.seat
     decision = decide(
         timer, now, action=g.options.timeout_action, draft=g.status is GameStatus.DRAFT,
-        computer=g.seats[seat].ai_level is not None, turn_hours=g.options.turn_hours,
+        computer=flow.mover_level(g, seat) is not None, turn_hours=g.options.turn_hours,
         max_reminders=k.config.max_reminders)
     try:
         if decision.step is Step.COMPUTER_MOVE:

@@ -130,6 +130,14 @@ def post(row: TournamentRow, index: int, what: PostKind, round_no: int | None = 
                        channel_id=row.channel_id)
 
 
+def dm(row: TournamentRow, index: int, what: PostKind, user_id: int) -> NoticeDraft:
+    """A private message about the tournament (to its organiser: its channel was lost),
+    queued with the step that writes the next version."""
+    body = Post(tournament=row.id, what=what, guild_id=row.guild_id)
+    return NoticeDraft(body.kind, user_id, 0, encode(body), f"t{row.id}.{row.version + 1}.{index}",
+                       channel_id=row.channel_id)
+
+
 def write(row: TournamentRow, now: int, **columns: Any) -> TournamentWrite:
     """An empty step of ``row`` at its version, setting ``columns``."""
     return TournamentWrite(row.id, row.version, now, dict(columns))
