@@ -89,6 +89,18 @@ async def round_tables(k: Kernel, tournament_id: int, round_no: int, *,
     return await k.wait_until(store.topic(tournament_id), read, opened, wait)
 
 
+async def posted(k: Kernel, tournament_id: int, timeout: float) -> TournamentInfo:
+    """The tournament once its sign-up message is posted, or once it is no longer in its
+    sign-up (paused: the post was refused), or as it stands after ``timeout`` seconds."""
+    async def read(_fresh: bool) -> TournamentInfo:
+        return await get(k, tournament_id)
+
+    def ready(t: TournamentInfo) -> bool:
+        return t.message_id is not None or t.status != SIGNUP
+
+    return await k.wait_until(store.topic(tournament_id), read, ready, timeout)
+
+
 async def listed(k: Kernel, guild_id: int, limit: int = 10) -> list[TournamentInfo]:
     """A server's tournaments, newest first."""
     return [info(r, await store.entrants(k.store, r.id), k.now_ms())
@@ -152,6 +164,7 @@ async def step(k: Kernel, tournament_id: int, change: Change[T]) -> T:
         w, result = await change(found)
         if w is not None:
             await store.write(k.store, w)
+            k.changed(store.topic(tournament_id))  # (other processes: the write notifies)
         return result
 
     async with k.lock(store.topic(tournament_id)):

@@ -158,6 +158,7 @@ def write_plan(w: TournamentWrite) -> Plan[int]:
         for t in w.tables])
     for round_no, table, outcome in w.outcomes:
         yield from execute(SET_OUTCOME, outcome, tid, round_no, table)
+    yield from notify(f"x:{topic(tid)}")  # other processes' waiters (Kernel.wait_until)
     return (yield from queue_notices(w.notices, w.now))
 
 
