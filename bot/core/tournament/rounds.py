@@ -93,6 +93,8 @@ async def _advance(k: Kernel, row: TournamentRow, now: int) -> int:
                     handed += await tables.play_out(k, t.game_id)
                 except ManagerError:
                     continue  # the game is gone
+                if handed:
+                    crash_point("tournament.played_out")  # one game handed over, not all
         return handed
     return await _next_round(k, row, now)
 
@@ -177,10 +179,14 @@ async def _commit(k: Kernel, w: TournamentWrite, row: TournamentRow | None) -> i
         await store.write(k.store, w)
     except StaleWriteError:
         return 0  # another process took this step
-    if w.outcomes:
-        # A round ended and the next is paired (or the podium queued); none of its posts or
-        # games made yet (tests/e2e/test_tournament_processes.py kills the bot here).
-        crash_point("tournament.round_ended")
+    # tests/e2e/test_tournament_processes.py kills the bot at each of these: the step is
+    # written, none of its posts or games made yet.
+    if w.outcomes and w.tables:
+        crash_point("tournament.round_ended")  # a round ended and the next is paired
+    elif w.outcomes:
+        crash_point("tournament.finished")  # the last round ended, the podium queued
+    elif w.tables:
+        crash_point("tournament.round_paired")  # round 1 paired
     if row is not None:
         fresh = await store.tournament(k.store, row.id)
         if fresh is not None:
@@ -267,4 +273,6 @@ async def _open_games(k: Kernel, row: TournamentRow) -> int:
         opened += await tables.open_game(k, row.guild_id, row.channel_id, options,
                                          (row.id, t.round, t.table_no),
                                          [(u, names.get(u, str(u))) for u in t.players])
+        if opened:
+            crash_point("tournament.game_opened")  # one game of the round open, not all
     return opened

@@ -82,12 +82,11 @@ def check_spec(spec: Spec, name: str, now: int) -> None:
     _in_range("table_size", spec.table_size, MIN_TABLE, MAX_TABLE)
     _in_range("rounds", spec.rounds, 1, MAX_ROUNDS)
     _in_range("signup_hours", (spec.signup_ends_at - now) / HOUR_MS, 0, MAX_SIGNUP_HOURS)
-    signup_hours = max(0.0, (spec.signup_ends_at - now) / HOUR_MS)
-    _in_range("start_hours", (spec.starts_at - now) / HOUR_MS, math.ceil(signup_hours),
-              MAX_START_HOURS)
-    if spec.starts_at < spec.signup_ends_at:  # within the hour rounded above
-        raise TournamentError(OPTION, "start before the sign-up ends", option="start_hours",
-                      low=math.ceil(signup_hours), high=MAX_START_HOURS)
+    if not spec.signup_ends_at <= spec.starts_at <= now + MAX_START_HOURS * HOUR_MS:
+        # Round 1 starts no earlier than the sign-up's end.
+        raise TournamentError(OPTION, "start_hours out of range", option="start_hours",
+                              low=math.ceil((spec.signup_ends_at - now) / HOUR_MS),
+                              high=MAX_START_HOURS)
     if not 0 < spec.round_hours <= MAX_ROUND_HOURS:  # False for NaN too
         raise TournamentError(OPTION, "round_hours out of range", option="round_hours", low=1,
                       high=MAX_ROUND_HOURS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,8 @@ from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, UserRef
 from bot.core.tournament import model as tour
-from bot.core.tournament import pairing, records, signup
+from bot.core.tournament import pairing, records, rounds, signup
+from tests.core.conftest import GUILD, play_out, seeds
 from tests.core.tournament.conftest import (
     DAY,
     HOUR,
@@ -26,10 +28,12 @@ from tests.core.tournament.conftest import (
     at_round,
     create,
     play_round,
+    posts,
     refused,
     round_games,
     round_tables,
     run_to_end,
+    signed_up,
     started,
     until,
 )
@@ -183,3 +187,64 @@ async def test_each_format_has_its_entrant_cap(sqlite_manager: Manager, clock: F
     await signup.leave(m.kernel, t.id, 10_000)
     assert len((await signup.join(m.kernel, t.id, late)).entrants) == cap
     await refused(signup.join(m.kernel, t.id, UserRef(90_001, "Later")), tour.FULL)
+
+
+STEPS = ("tournament.round_paired", "tournament.game_opened", "tournament.played_out",
+         "tournament.round_ended", "tournament.finished")
+
+
+@pytest.mark.parametrize("point", STEPS)
+async def test_a_crash_in_the_middle_of_each_step_takes_it_once(
+        tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, point: str) -> None:
+    """The process dies (here: the step stops with an error) right at ``point``, in the middle
+    of a step (one game of the round opened, one handed to the computers at the deadline...),
+    then another process takes over: each round paired once, each table one game, each post
+    queued once, and the tournament runs to its podium. (The same with real processes killed
+    by SIGKILL: tests/e2e/test_tournament_processes.py.)"""
+    path = tmp_path / "calico.db"
+    m = await Manager.open(path, clock=clock, seed_source=seeds(), exclusive=False)
+    hit: list[str] = []
+    reopened = False
+
+    def die(name: str) -> None:
+        if name == point and not hit:
+            hit.append(name)
+            raise RuntimeError(f"killed at {name}")
+
+    try:
+        t = await signed_up(m, clock, 6, rounds=2)
+        clock.advance(2 * DAY)
+        monkeypatch.setattr(rounds, "crash_point", die)
+        for _ in range(12):
+            await m.sweep()
+            if hit == [point] and not reopened:
+                await m.close()  # the process that died; another starts
+                m = await Manager.open(path, clock=clock, seed_source=seeds(500),
+                                       exclusive=False)
+                reopened = True
+                continue
+            t = await records.get(m.kernel, t.id)
+            if t.status == tour.OVER:
+                break
+            # One table of each round plays; the other waits for the deadline.
+            [first, *_] = await round_games(m, t.id, t.round)
+            if first.status.active:
+                await play_out(m, first, random.Random(t.round))
+            clock.advance(DAY + HOUR)
+            await m.sweep()
+            await m.kernel.computers_idle()
+        assert hit == [point]
+        t = await records.get(m.kernel, t.id)
+        assert t.status == tour.OVER
+        tables = await records.tables(m.kernel, t.id)
+        assert sorted((x.round, x.table_no) for x in tables) == [
+            (r, n) for r in (1, 2) for n in (1, 2, 3)]
+        games = [x.game_id or 0 for x in tables]
+        assert 0 not in games and len(set(games)) == 6
+        assert sorted(await m.store.game_ids(guild_id=GUILD)) == sorted(games)
+        assert all(x.points is not None for x in tables)
+        found = await posts(m)
+        assert [p for p in found if p[0] != "signup"] == [
+            ("round", 1), ("standings", 1), ("round", 2), ("podium", 2)]
+    finally:
+        await m.close()

@@ -378,7 +378,7 @@ async def killed(*_: Any) -> int:
 
 
 def crash(name: str) -> None:
-    if name == "tournament.round_ended":
+    if name in ("tournament.round_ended", "tournament.finished"):
         raise RuntimeError("killed after the round's write")
 
 
