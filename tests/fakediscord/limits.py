@@ -8,6 +8,7 @@ readable message, and records a violation the test can assert on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -425,3 +426,18 @@ def check_choices(data: JSON) -> list[FieldError]:
         if isinstance(choice.get("value"), str):
             _max_len(out, ("data", "choices", i, "value"), choice.get("value"), 100)
     return out
+
+
+USER_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+def pinged_users(content: str, allowed: Any) -> list[int]:
+    """The users a message pings, as Discord decides: those its content mentions, filtered by
+    its allowed mentions (absent: every mention in the content pings)."""
+    named = [int(m) for m in USER_MENTION.findall(content or "")]
+    if not isinstance(allowed, dict):
+        return list(dict.fromkeys(named))
+    if "users" in (allowed.get("parse") or []):
+        return list(dict.fromkeys(named))
+    listed = {int(u) for u in allowed.get("users") or []}
+    return list(dict.fromkeys(u for u in named if u in listed))

@@ -588,6 +588,8 @@ class FakeDiscordServer:
             flags=flags,
             tts=bool(body.get("tts", False)),
             created_at=self.state.clock(),
+            mentions=limits.pinged_users(str(body.get("content") or ""),
+                                         body.get("allowed_mentions")),
         )
         ref = body.get("message_reference")
         if isinstance(ref, dict) and ref.get("message_id"):
@@ -635,6 +637,7 @@ class FakeDiscordServer:
         msg.history.append(msg.snapshot())
         if "content" in body:
             msg.content = str(body.get("content") or "")
+            msg.mentions = limits.pinged_users(msg.content, body.get("allowed_mentions"))
         if "embeds" in body:
             msg.embeds = list(body.get("embeds") or [])
         if "components" in body:
