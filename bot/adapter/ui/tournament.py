@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,9 @@ log = logging.getLogger("calico.tournament")
 
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
+# The version of each tournament its sign-up message shows, by client: an edit queued by a
+# change that a later edit already showed is skipped (a burst of joins is one edit).
+_SHOWN: weakref.WeakKeyDictionary[discord.Client, dict[int, int]] = weakref.WeakKeyDictionary()
 
 STANDINGS_PNG = "standings.png"
 STANDINGS_TXT = "standings.txt"  # every entrant's line, attached when they do not all fit
@@ -246,8 +250,12 @@ async def _post(bot: App, client: discord.Client, notice: Notice, t: tour.Tourna
     if what is tour.PostKind.SIGNUP:
         out = signup_message(tr, t)
         if t.message_id is not None:
+            shown = _SHOWN.setdefault(client, {})
+            if shown.get(t.id) == t.version:
+                return SKIPPED  # an edit after this change showed it already
             try:
                 await target.get_partial_message(t.message_id).edit(**out.edit_kwargs())
+                shown[t.id] = t.version
                 return Receipt(message_id=t.message_id)
             except discord.NotFound as e:
                 if e.code != UNKNOWN_MESSAGE:

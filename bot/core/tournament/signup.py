@@ -148,6 +148,10 @@ async def join(k: Kernel, tournament_id: int, user: UserRef,
             raise TournamentError(FULL, "the tournament is full", count=cap)
         w = records.write(row, now)
         w.add_entrants.append(EntrantRow(row.id, user.id, user.name[:80], now))
+        # The click's answer edits the message at once; this edit, after every join, keeps
+        # it right when clicks cross (a burst of them is edited once: the delivery skips an
+        # edit showing nothing new).
+        w.notices.append(records.post(row, 0, PostKind.SIGNUP))
         return w, None
 
     await records.step(k, tournament_id, change)
