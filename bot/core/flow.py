@@ -225,6 +225,35 @@ def _by(g: LiveGame, seat: int) -> str:
     return "computer" if g.seats[seat].ai_level is not None else "autopilot"
 
 
+def autopilot_later(k: Kernel, g: LiveGame, seat: int) -> None:
+    """A person's turn timed out (timeout: autopilot) at a level that thinks: their move is
+    played from the computers' queue (:func:`play_queued`), in turn with the others."""
+    k.overdue[g.id] = (seat, g.ply)
+    turn_queue(k).push(g.id)
+
+
+def _due(k: Kernel, g: LiveGame) -> int | None:
+    """The seat the queue plays now: a computer's (:func:`computer_to_move`), or a person's
+    whose turn timed out (:func:`autopilot_later`) and who has not moved since."""
+    seat = computer_to_move(g)
+    if seat is not None:
+        return seat
+    overdue = k.overdue.get(g.id)
+    if overdue is not None:
+        seat, ply = overdue
+        if (g.ply == ply or g.status is GameStatus.DRAFT) and g.must_act(seat):
+            return seat
+        k.overdue.pop(g.id, None)  # they moved meanwhile (or the game went on)
+    return None
+
+
+def _level(k: Kernel, g: LiveGame, seat: int) -> str | None:
+    level = mover_level(g, seat)
+    if level is None and k.overdue.get(g.id, (None, None))[0] == seat:
+        level = g.options.ai_level
+    return level
+
+
 def turn_queue(k: Kernel) -> TurnQueue:
     """This process's computers' queue (made on first use: one runner per computer worker,
     one when computers think in a thread)."""
@@ -283,11 +312,12 @@ async def play_queued(k: Kernel, game_id: int) -> bool:
     try:
         g = await k.load(game_id)
     except ManagerError:
+        k.overdue.pop(game_id, None)
         return False  # the game is gone
-    seat = computer_to_move(g)
+    seat = _due(k, g)
     if seat is None:
         return False
-    level = mover_level(g, seat)
+    level = _level(k, g, seat)
     assert g.state is not None and level is not None
     if not thinks(level):  # queued before the seat changed hands: no thinking needed
         async with k.lock(game_id):
@@ -299,11 +329,11 @@ async def play_queued(k: Kernel, game_id: int) -> bool:
         # The move still fits if the game waits for the same seat at the same ply (in the
         # goal draft, where choices are simultaneous, a person's choice meanwhile is fine).
         same_turn = now.ply == g.ply or now.status is GameStatus.DRAFT
-        if computer_to_move(now) != seat or not same_turn \
-                or mover_level(now, seat) != level:
-            return computer_to_move(now) is not None
+        if _due(k, now) != seat or not same_turn or _level(k, now, seat) != level:
+            return _due(k, now) is not None
         try:
             now, _ = await apply_move(k, now, seat, move, _by(now, seat))
+            k.overdue.pop(game_id, None)
         except StaleError:
             # Another process stored a move first (its sweep, after the grace): nothing of
             # this one was written; look at the stored game again.

@@ -126,6 +126,12 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
             await flow.run_computers(k, g, strict=True)
         elif decision.step is Step.AUTOPILOT:
             assert g.state is not None
+            if flow.thinks(g.options.ai_level):
+                # A level that searches plays the turn from the computers' queue, never
+                # inside the sweep (forty tables timing out at once would hold it for
+                # minutes); the claim is kept, as for a computer's turn above.
+                flow.autopilot_later(k, g, seat)
+                return decision.step.value
             move = await flow.choose(k, g.state, seat, g.options.ai_level)
             g, _ = await flow.apply_move(k, g, seat, move, "autopilot")
             await flow.run_computers(k, g)

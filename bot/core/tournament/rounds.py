@@ -209,17 +209,23 @@ async def _pair(k: Kernel, row: TournamentRow, entrants: Sequence[EntrantRow],
         done = [pairing.Played(t.round, t.players, t.points,
                                t.scores or (0,) * len(t.players))
                 for t in scored if t.points is not None]
-        board = {s.user_id: s for s in pairing.standings(active, done)}
         # Their rating in this server (the progress feature's) orders equal points.
         rated = await ratings.ordinals(k.store, row.guild_id)
-        seeds = [pairing.Seed(uid, board[uid].points, rated.get(person_key(uid), 0.0),
-                              board[uid].byes) for uid in active]
-        # The search is bounded but may take a few hundred milliseconds with a thousand
+        # The standings and the search take up to a few hundred milliseconds with a thousand
         # entrants: a worker thread, so that every server's clicks go on meanwhile.
-        found = await asyncio.to_thread(pairing.swiss_round, seeds, done, row.table_size)
+        found = await asyncio.to_thread(_swiss, active, done, rated, row.table_size)
         groups = [*found.tables, *([(found.bye,)] if found.bye is not None else [])]
     return [TableRow(row.id, round_no, i + 1, json.dumps(list(g)))
             for i, g in enumerate(groups)]
+
+
+def _swiss(active: list[int], done: list[pairing.Played], rated: dict[str, float],
+           table_size: int) -> pairing.Pairing:
+    """The next Swiss round: standings, then the pairing (pure; run in a worker thread)."""
+    board = {s.user_id: s for s in pairing.standings(active, done)}
+    seeds = [pairing.Seed(uid, board[uid].points, rated.get(person_key(uid), 0.0),
+                          board[uid].byes) for uid in active]
+    return pairing.swiss_round(seeds, done, table_size)
 
 
 async def _outcome(k: Kernel, row: TournamentRow, t: Table,
@@ -233,7 +239,10 @@ async def _outcome(k: Kernel, row: TournamentRow, t: Table,
     if not results or any(u not in by_user for u in t.players):
         return [0] * len(t.players), [0] * len(t.players)
     try:
+        kept = k.cached(t.game_id or 0) is not None
         game = await k.get_game(t.game_id or 0, fresh=True)
+        if not kept:
+            k.forget(game.id)  # a round's games read in bulk are not kept parsed
         left = {s.user_id for s in game.seats if s.left}
     except ManagerError:
         left = set()

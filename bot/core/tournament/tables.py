@@ -41,6 +41,10 @@ async def open_game(k: Kernel, guild_id: int, channel_id: int, options: LobbyOpt
         return 0
     k.changed(store.topic(table[0]))  # the round's post waits for its tables' games
     await flow.run_computers(k, new)
+    # A round opens its tables in bulk (512 for a thousand entrants), nobody looking at them
+    # yet: they are read again when first needed rather than kept parsed (a heap that grows
+    # by hundreds of games at once makes the garbage collector's pauses long).
+    k.forget(new.id)
     return 1
 
 
