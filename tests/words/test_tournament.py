@@ -297,3 +297,23 @@ def test_a_big_round_lists_what_fits_and_attaches_the_rest(lang: str) -> None:
     few = lines[:3]
     assert words.round_fits(tr, t, 1, few)
     assert words.round_text(tr, t, 1, few).splitlines()[-3:] == few
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rules_state_the_tournaments_rules_caps_and_powers(lang: str) -> None:
+    """``/calico rules topic:tournaments`` (issue #28) says what withdrawing costs, the byes,
+    the tie-breaks, the caps (the model's own numbers) and who may do what."""
+    from bot.words import answers
+
+    tr = Text(lang)
+    assert "tournaments" in answers.RULE_TOPICS
+    text = answers.rules_text(tr, "tournaments")
+    assert len(text) <= 2000 and text == tr("rules.tournaments")
+    plain = text.replace(",", "").replace(" ", "").replace("\u202f", "")
+    assert str(tour.MAX_SWISS_ENTRANTS) in plain
+    for size, cap in tour.ROUND_ROBIN_ENTRANTS.items():
+        assert f"{cap}" in text and f"{size}" in text
+    assert str(tour.MAX_OPEN_PER_SERVER) in text and str(tour.MAX_ROUNDS) in text
+    for words_in in ("`/calico tournament leave`", "`timeout: computer`", "Buchholz",
+                     "`tournament:`", "`/calico admin`"):
+        assert words_in in text, words_in
