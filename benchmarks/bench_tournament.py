@@ -9,7 +9,8 @@
 - ``rounds``: the round-robin of each cap and a 1,024-entrant Swiss paired and opened by the
   sweep on a real database (SQLite), its round 2 too (the round-1 games ended first), while
   the event loop's lag is sampled every 5 ms: p99 and max, against issue #28's 20 ms and
-  100 ms (pairing runs in a worker thread; opening a table is one short transaction);
+  100 ms (pairing runs in the computers' ``--workers`` processes, as in the bot; opening a
+  table is one short transaction); the idle loop's own lag first, for comparison;
 - ``deadline``: ``--tables`` open two-player tables at ``--level`` (strong) reach their round's
   deadline: the sweep that hands them to the computers' queue is timed (target: under a
   second), then the computers play them out (``--workers`` processes) while the sweep keeps
@@ -132,14 +133,22 @@ async def _tournament(m: Any, clock: Any, count: int, fmt: str, size: int, round
 async def rounds_bench(args: argparse.Namespace) -> None:
     from bot.core import leaving
     from bot.core.clock import FakeClock
+    from bot.core.computers import ComputerPool
     from bot.core.manager import Manager
     from bot.core.tournament import model as tour
     from bot.core.tournament import records
 
+    # As in the bot: the computers' worker processes, where the pairing runs too.
+    pool = ComputerPool(args.workers)
+    await pool.warm_up()
     with tempfile.TemporaryDirectory() as tmp:
         clock = FakeClock()
-        m = await Manager.open(Path(tmp) / "bench.sqlite3", clock=clock)
+        m = await Manager.open(Path(tmp) / "bench.sqlite3", clock=clock, computers=pool)
         try:
+            # The control: the same sampling with nothing to do (a loaded machine's own lag).
+            _, took, lags = await _lagged(asyncio.sleep(2.0))
+            print(_lag_line("idle loop (the machine's own lag, for comparison)", took, lags),
+                  flush=True)
             cases = [(tour.ROUND_ROBIN, size, cap)
                      for size, cap in sorted(tour.ROUND_ROBIN_ENTRANTS.items())]
             cases.append((tour.SWISS, 2, args.entrants))
@@ -162,6 +171,7 @@ async def rounds_bench(args: argparse.Namespace) -> None:
                                 took, lags, f" ({len(second)} tables)"), flush=True)
         finally:
             await m.close()
+            pool.close()
 
 
 async def deadline_bench(args: argparse.Namespace) -> None:

@@ -263,6 +263,17 @@ def swiss_round(seeds: Sequence[Seed], played: Iterable[Played], table_size: int
     return Pairing(tuple(tables), None, _repeats(tables, met))
 
 
+def next_swiss(active: Sequence[int], played: Sequence[Played], ratings: dict[int, float],
+               table_size: int = 2) -> Pairing:
+    """The next Swiss round of the players still in (``active``) from the tables played:
+    their standings, then :func:`swiss_round` (``ratings``: by user id, to order equal
+    points). Pure, and picklable in and out: the tournament runs it off the event loop."""
+    board = {s.user_id: s for s in standings(active, played)}
+    seeds = [Seed(uid, board[uid].points, ratings.get(uid, 0.0), board[uid].byes)
+             for uid in active]
+    return swiss_round(seeds, played, table_size)
+
+
 # --------------------------------------------------------------------------- round-robin
 
 

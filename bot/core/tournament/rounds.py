@@ -3,12 +3,12 @@
 - **sign-up closing**: when the sign-up ends at its time, the sign-up message is edited once
   (its Join button goes);
 - **round start**: at the start time (then each time a round ends) the round is paired
-  (:mod:`bot.core.tournament.pairing`, in a worker thread: a big Swiss search never holds the
-  event loop) and its tables stored in the same write that ends the previous round; each
-  table's game is then created like a lobby that starts at once with its players, and linked
-  to its table in the game's own transaction (a table never gets two games:
-  :func:`bot.core.tournament.store.link_table`); games opened later (the process that paired
-  the round died first) get the whole round from then;
+  (:mod:`bot.core.tournament.pairing`, in the computers' worker processes, or a thread: a big
+  Swiss search never holds the event loop) and its tables stored in the same write that ends
+  the previous round; each table's game is then created like a lobby that starts at once with
+  its players, and linked to its table in the game's own transaction (a table never gets two
+  games: :func:`bot.core.tournament.store.link_table`); games opened later (the process that
+  paired the round died first) get the whole round from then;
 - **round end**: when every table's game has ended, the outcomes are recorded, the standings
   posted and the next round paired, or the podium posted after the last one (standings and
   podium in one post). At the round deadline the tables still open are handed to the
@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from bot.core.faults import crash_point
 from bot.core.kernel import Kernel
@@ -55,6 +56,8 @@ from bot.core.tournament.store import TournamentWrite
 from engine.config import STORED
 
 log = logging.getLogger("calico.tournament")
+
+T = TypeVar("T")
 
 
 async def tick(k: Kernel, now: int) -> int:
@@ -132,8 +135,8 @@ async def _next_round(k: Kernel, row: TournamentRow, now: int) -> int:
     if row.format == ROUND_ROBIN:
         # The fixed schedule, from every entrant in sign-up order (withdrawn ones too: their
         # seats are forfeits), computed off the event loop.
-        schedule = await asyncio.to_thread(pairing.round_robin,
-                                           [e.user_id for e in entrants], row.table_size)
+        schedule = await _off_loop(k, pairing.round_robin, [e.user_id for e in entrants],
+                                   row.table_size)
     w = records.write(row, now)
     scored = list(all_tables)
     if row.round:
@@ -211,21 +214,22 @@ async def _pair(k: Kernel, row: TournamentRow, entrants: Sequence[EntrantRow],
                 for t in scored if t.points is not None]
         # Their rating in this server (the progress feature's) orders equal points.
         rated = await ratings.ordinals(k.store, row.guild_id)
+        by_user = {uid: rated[person_key(uid)] for uid in active if person_key(uid) in rated}
         # The standings and the search take up to a few hundred milliseconds with a thousand
-        # entrants: a worker thread, so that every server's clicks go on meanwhile.
-        found = await asyncio.to_thread(_swiss, active, done, rated, row.table_size)
+        # entrants: off the event loop, so that every server's clicks go on meanwhile.
+        found = await _off_loop(k, pairing.next_swiss, active, done, by_user, row.table_size)
         groups = [*found.tables, *([(found.bye,)] if found.bye is not None else [])]
     return [TableRow(row.id, round_no, i + 1, json.dumps(list(g)))
             for i, g in enumerate(groups)]
 
 
-def _swiss(active: list[int], done: list[pairing.Played], rated: dict[str, float],
-           table_size: int) -> pairing.Pairing:
-    """The next Swiss round: standings, then the pairing (pure; run in a worker thread)."""
-    board = {s.user_id: s for s in pairing.standings(active, done)}
-    seeds = [pairing.Seed(uid, board[uid].points, rated.get(person_key(uid), 0.0),
-                          board[uid].byes) for uid in active]
-    return pairing.swiss_round(seeds, done, table_size)
+async def _off_loop(k: Kernel, fn: Callable[..., T], *args: Any) -> T:
+    """Pure work that may take long (a pairing), off the event loop: in the computers' worker
+    processes when the bot has them (they share no interpreter lock with the loop), else in a
+    thread."""
+    if k.computers is not None:
+        return await k.computers.run(fn, *args, bounded=False)
+    return await asyncio.to_thread(fn, *args)
 
 
 async def _outcome(k: Kernel, row: TournamentRow, t: Table,
