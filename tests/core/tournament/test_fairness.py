@@ -17,6 +17,8 @@ from bot.core import queries
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameStatus, UserRef
+from bot.core.progress import ratings
+from bot.core.progress.model import person_key
 from bot.core.tournament import model as tour
 from bot.core.tournament import pairing, records, rounds, signup
 from tests.core.conftest import GUILD, play_out, seeds
@@ -73,6 +75,12 @@ async def test_a_player_gone_mid_game_loses_that_game(sqlite_manager: Manager,
         assert x.points[i] == 0 and x.scores[i] == 0
         others = [p for j, p in enumerate(x.points) if j != i]
         assert all(p >= 2 for p in others)  # each beat the seat that left
+        # The server's ratings agree: everyone started level, the seat that left was rated
+        # last at its table, so its player's rating is the table's lowest.
+        mu = {u: (await ratings.rating_of(m.kernel, person_key(u), GUILD)).row
+              for u in x.players}
+        assert all(r is not None for r in mu.values())
+        assert all(mu[quitter].mu < r.mu for u, r in mu.items() if u != quitter and r)
     # The seats' computers did place ahead of someone: the old rule would have paid them.
     assert computer_ahead >= 1
     board = {s.user_id: s for s in await records.standings(m.kernel, t.id)}
