@@ -5,7 +5,8 @@
   (:func:`bot.core.tournament.pairing.swiss_round`) and the standings it starts from are timed
   (the late rounds are the hard ones: more pairs have met, so the search backs up more); and
   the round-robin schedule of every entrant cap (:data:`bot.core.tournament.model.
-  ROUND_ROBIN_ENTRANTS`), with the rounds it takes;
+  ROUND_ROBIN_ENTRANTS`), with the rounds it takes (``--beyond 100:4,150:3``: past the caps
+  too, to see how its cost grows);
 - ``rounds``: the round-robin of each cap and a 1,024-entrant Swiss paired and opened by the
   sweep on a real database (SQLite), its round 2 too (the round-1 games ended first), while
   the event loop's lag is sampled every 5 ms: p99 and max, against issue #28's 20 ms and
@@ -88,6 +89,13 @@ def pairing(args: argparse.Namespace) -> None:
         took = time.perf_counter() - t
         print(f"round-robin schedule, {cap} entrants at tables of {size}: "
               f"{took * 1000:.1f} ms, {len(schedule)} rounds")
+    for count, size in args.beyond:
+        # Past the caps (refused since issue #28): how the schedule's cost grows.
+        t = time.perf_counter()
+        schedule = round_robin(list(range(1, count + 1)), size)
+        took = time.perf_counter() - t
+        print(f"round-robin schedule past the cap, {count} entrants at tables of {size}: "
+              f"{took:.2f} s, {len(schedule)} rounds", flush=True)
 
 
 async def _lagged(work: Any) -> tuple[Any, float, list[float]]:
@@ -238,6 +246,11 @@ async def _deadline(m: Any, clock: Any, pool: Any, args: argparse.Namespace) -> 
           f"loop lag p99 {pct(lags, 0.99):.1f} ms, max {max(lags):.1f} ms", flush=True)
 
 
+def _counts(text: str) -> list[tuple[int, int]]:
+    """``100:4,150:3`` -> [(100, 4), (150, 3)] (entrants, table size)."""
+    return [(int(a), int(b)) for a, b in (part.split(":") for part in text.split(",") if part)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="pairing",
@@ -247,6 +260,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--size", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--beyond", type=_counts, default=[],
+                        help="pairing: round-robins past the caps to time, as 100:4,150:3")
     parser.add_argument("--tables", type=int, default=40)
     parser.add_argument("--level", default="strong")
     parser.add_argument("--workers", type=int, default=1)
