@@ -161,6 +161,21 @@ async def test_joining_twice_is_refused_and_changes_nothing(manager: Manager,
     assert await posts(manager) == before
 
 
+async def test_a_join_from_another_server_is_refused_and_changes_nothing(
+        manager: Manager, clock: FakeClock) -> None:
+    """Issue #28: a Join click carrying another server (only a hand-made client sends one)
+    reads as an unknown tournament there; the sign-up is unchanged."""
+    t = await signed_up(manager, clock, 2)
+    before = await posts(manager)
+    await refused(signup.join(manager.kernel, t.id, PEOPLE[5], GUILD + 1), tour.UNKNOWN)
+    after = await records.get(manager.kernel, t.id)
+    assert after.version == t.version and after.entrants == t.entrants
+    assert await posts(manager) == before
+    # From its own server, the same click lands.
+    joined = await signup.join(manager.kernel, t.id, PEOPLE[5], GUILD)
+    assert [e.user_id for e in joined.entrants][-1] == PEOPLE[5].id
+
+
 async def test_the_sign_up_closes_at_its_time(manager: Manager, clock: FakeClock) -> None:
     t = await signed_up(manager, clock, 2)
     clock.advance(DAY - HOUR)
