@@ -78,7 +78,8 @@ class Settings(BaseSettings):
     # game (/calico start, solo, Rematch) per this many seconds after 3 (a refused start is
     # not counted), one picture (previews, boards...) after 20, one lobby click after 6, one
     # review or hint after 4, one replay, achievements chart, record or leaderboard after 3,
-    # one stats, games or challenge after 10, one autocomplete after 10.
+    # one stats, games or challenge after 10, one autocomplete after 10, one tournament
+    # organiser step (create, close, remove, pause, cancel) after 3.
     start_cooldown: float = Field(default=20.0, ge=0)
     picture_cooldown: float = Field(default=0.25, ge=0)
     lobby_cooldown: float = Field(default=2.0, ge=0)
@@ -86,6 +87,7 @@ class Settings(BaseSettings):
     replay_cooldown: float = Field(default=10.0, ge=0)
     lookup_cooldown: float = Field(default=1.0, ge=0)
     autocomplete_cooldown: float = Field(default=0.5, ge=0)
+    organise_cooldown: float = Field(default=10.0, ge=0)
     # Threads that draw pictures. One is the default: on a 2-core host a second thread made
     # pictures no faster under load (the event loop needs the other core) and held about
     # 20 MB more (its own fonts and malloc heap; benchmarks/bench_soak.py).

@@ -4,7 +4,7 @@ and formatted by ``bot/words``); this module only draws. Pure and synchronous.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PIL import Image, ImageDraw
 
@@ -16,7 +16,7 @@ WIDTH = 900
 ROW = 44
 TOP = 120
 MARGIN = 28
-MAX_ROWS = 32  # a longer table is cut (the text beside the picture lists everyone)
+MAX_ROWS = 32  # a longer table is cut (the list attached beside the picture has everyone)
 MEDALS = ((212, 170, 60), (170, 170, 178), (186, 124, 74))
 # Column right edges as a fraction of the inner width: rank, name (left-aligned), then numbers.
 _COLUMNS = (0.07, 0.52, 0.66, 0.80, 0.90, 1.0)
@@ -26,11 +26,15 @@ FADED: theme.RGB = (104, 84, 68)
 
 
 def render_standings(title: str, subtitle: str, headings: Sequence[str],
-                     rows: Sequence[Sequence[str]], podium: Sequence[int] = (),
+                     rows: Sequence[Sequence[str]],
+                     podium: Sequence[int] | Mapping[int, int] = (),
                      faded: Sequence[int] = ()) -> bytes:
-    """PNG of a standings table. ``rows``: one list of cells per line, in the order of
-    ``headings`` (rank, name, then numbers); ``podium``: indices of lines with a medal (first
-    to third); ``faded``: indices drawn greyed (withdrawn entrants)."""
+    """PNG of a standings table (the first :data:`MAX_ROWS` lines). ``rows``: one list of
+    cells per line, in the order of ``headings`` (rank, name, then numbers); ``podium``: the
+    lines with a medal, each line's medal by its index (0 gold, 1 silver, 2 bronze), or the
+    indices in medal order; ``faded``: indices drawn greyed (withdrawn entrants)."""
+    medal_of = dict(podium) if isinstance(podium, Mapping) else \
+        {index: place for place, index in enumerate(podium)}
     shown = list(rows[:MAX_ROWS])
     height = TOP + ROW * (len(shown) + 1) + MARGIN
     img = Image.new("RGB", (WIDTH, height), theme.BACKGROUND)
@@ -63,8 +67,8 @@ def render_standings(title: str, subtitle: str, headings: Sequence[str],
         if index % 2:
             d.rectangle((left, y - ROW / 2, left + inner, y + ROW / 2),
                         fill=theme.BACKGROUND_DARK)
-        if index in podium:
-            place = list(podium).index(index)
+        if index in medal_of:
+            place = medal_of[index]
             r = 13
             cx = left + inner * _COLUMNS[0] - 34
             d.ellipse((cx - r, y - r, cx + r, y + r), fill=MEDALS[min(place, 2)])

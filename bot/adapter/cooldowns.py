@@ -34,12 +34,13 @@ _REFUND = "calico_refund"
 def wait_for(interaction: discord.Interaction[Any], cooldowns: Cooldowns) -> float:
     """0.0 when the interaction may go ahead (and it is counted), else the seconds to wait."""
     entry = policy.policy_of(telemetry.kind_of(interaction))
-    if not isinstance(entry, policy.Counted):
+    rule = entry.rule if isinstance(entry, policy.Counted | policy.Privileged) else None
+    if rule is None:
         return 0.0
     user = interaction.user.id
-    wait = cooldowns.take(entry.rule, user)
-    if wait == 0.0 and entry.rule in policy.REFUNDED:
-        interaction.extras[_REFUND] = lambda: cooldowns.refund(entry.rule, user)
+    wait = cooldowns.take(rule, user)
+    if wait == 0.0 and rule in policy.REFUNDED:
+        interaction.extras[_REFUND] = lambda: cooldowns.refund(rule, user)
     return wait
 
 

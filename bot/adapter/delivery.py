@@ -19,8 +19,9 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
 - A deleted thread or channel (404) ends its games through
-  :func:`bot.core.leaving.channel_gone`; missing access (403) is permanent for that notice.
-  Neither blocks any other game. Transient answers (5xx, 429 past discord.py's own retries,
+  :func:`bot.core.leaving.channel_gone`. Any post Discord refuses for good (400, 403, 404:
+  :mod:`bot.adapter.refusals`) ends at once, counted and logged once, and blocks neither its
+  lane nor any other game. Transient answers (5xx, 429 past discord.py's own retries,
   timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
   :func:`bot.core.leaving.dm_failed`, which posts the "use /calico hand" notice in the thread
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot.adapter import postmarks
+from bot.adapter import postmarks, refusals
 from bot.adapter.options import whole_number
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import challenge as challenge_ui
@@ -94,11 +95,20 @@ class DiscordDelivery:
         self.client: discord.Client = bot  # type: ignore[assignment]
         self.renderer = NoticeRenderer(bot.kernel, bot.locales)
 
+    @property
+    def metrics(self) -> Any:
+        """The bot's metrics, which count Discord's error codes (read when one comes)."""
+        return getattr(self.bot, "metrics", None)
+
     async def deliver(self, notice: Notice) -> Receipt | None:
         # Its pictures wait behind the answers to clicks (bot.adapter.ui.render_pool).
         token = images.in_background.set(True)
         try:
             return await self._deliver(notice)
+        except discord.HTTPException as e:
+            # Whatever no poster handled itself: ended at once if Discord will refuse it
+            # again (bot.adapter.refusals), else retried.
+            raise refusals.failed(e, f"{notice.kind} post", self.metrics) from None
         finally:
             images.in_background.reset(token)
 
@@ -185,7 +195,7 @@ class DiscordDelivery:
                 await self._gone(game.channel_id)
                 raise DeliveryError("the channel is gone", permanent=True) from None
             except discord.HTTPException as e:
-                raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
+                raise refusals.failed(e, "creating the thread", self.metrics) from None
         crash_point("thread.created")  # Discord made it; the database does not know yet
         await lobby.attach_thread(self.bot.kernel, game.id, thread.id)
         return Receipt(message_id=thread.id)
@@ -244,7 +254,7 @@ class DiscordDelivery:
                 if isinstance(notice.body, notices.Reminder):
                     await self._reminder_in_thread(notice, notice.body, game)
                 raise DeliveryError("DMs closed", permanent=True) from None
-            raise DeliveryError(f"DM failed: {e.status} {e.code}") from None
+            raise refusals.failed(e, "DM", self.metrics) from None
 
     async def _reminder_in_thread(self, notice: Notice, reminder: notices.Reminder,
                                   game: GameInfo) -> None:
@@ -285,8 +295,7 @@ class DiscordDelivery:
             if isinstance(thread, discord.Thread):
                 await thread.edit(archived=False)
         except discord.HTTPException as e:
-            raise DeliveryError(f"unarchiving failed: {e.status} {e.code}",
-                                permanent=e.status == 403) from None
+            raise refusals.failed(e, "unarchiving the thread", self.metrics) from None
 
     async def _look(self, channel: discord.abc.Messageable,
                     nonces: list[str]) -> dict[str, discord.Message]:
@@ -322,19 +331,16 @@ class DiscordDelivery:
         except discord.NotFound as e:
             if e.code in (UNKNOWN_CHANNEL, 0):
                 await self._gone(game.thread_id or 0)
-            raise DeliveryError("thread deleted", permanent=True) from None
-        except discord.Forbidden as e:
-            if e.code != ARCHIVED:
-                raise DeliveryError(f"not allowed to post ({e.code})", permanent=True) from None
+            raise refusals.failed(e, "thread post", self.metrics) from None
         except discord.HTTPException as e:
             if e.code != ARCHIVED:
-                raise DeliveryError(f"post failed: {e.status} {e.code}") from None
+                raise refusals.failed(e, "thread post", self.metrics) from None
         # Archived between our check and the post: revive it and try once more.
         await self._unarchive(game)
         try:
             message = await channel.send(nonce=nonce, **marked(out, nonce))
         except discord.HTTPException as e:
-            raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}") from None
+            raise refusals.failed(e, "thread post after unarchiving", self.metrics) from None
         return Receipt(message_id=message.id)
 
     async def _lobby(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
@@ -363,8 +369,7 @@ class DiscordDelivery:
                 return receipt
             return SKIPPED
         except discord.HTTPException as e:
-            raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
-                                permanent=e.status == 403) from None
+            raise refusals.failed(e, "lobby edit", self.metrics) from None
         return Receipt(message_id=game.lobby_message_id)
 
 

@@ -10,7 +10,8 @@ kind of :mod:`bot.adapter.ui.custom_ids`) and autocomplete is exactly one of:
   that does (:mod:`bot.adapter.cooldowns`);
 - :class:`Privileged`: changes something for other people, so it needs a permission or a
   position (which one is written here); the command or the core refuses everyone else
-  privately.
+  privately. Those that post for everyone to see (a tournament's steps) are counted too, by
+  their ``rule``.
 
 The table is :data:`POLICY`, keyed by the interaction's kind as
 :func:`bot.adapter.telemetry.kind_of` names it (``slash:calico start``, ``button:rematch``,
@@ -34,6 +35,9 @@ replay          3      ``replay_cooldown`` (10)    replay GIFs, achievement char
 lookup          10     ``lookup_cooldown`` (1)     stats, game lists, the challenge's standing
 autocomplete    10     ``autocomplete_cooldown``   suggestions (up to 50 games read a keystroke);
                        (0.5)                       past it, an empty list
+organise        3      ``organise_cooldown`` (10)  a tournament's organiser steps (create, close,
+                                                   remove, pause, cancel): each posts in its
+                                                   channel; a refused one is given back
 ==============  =====  ==========================  =============================================
 """
 
@@ -55,17 +59,19 @@ REVIEW: Final = "review"
 REPLAY: Final = "replay"
 LOOKUP: Final = "lookup"
 AUTOCOMPLETE: Final = "autocomplete"
+ORGANISE: Final = "organise"
 
 # Each rule's burst, and the setting that gives its pace.
 BURSTS: Final[dict[str, int]] = {START: 3, LOBBY: 6, PICTURE: 20, REVIEW: 4, REPLAY: 3,
-                                 LOOKUP: 10, AUTOCOMPLETE: 10}
+                                 LOOKUP: 10, AUTOCOMPLETE: 10, ORGANISE: 3}
 PACE_SETTINGS: Final[dict[str, str]] = {
     START: "start_cooldown", LOBBY: "lobby_cooldown", PICTURE: "picture_cooldown",
     REVIEW: "review_cooldown", REPLAY: "replay_cooldown", LOOKUP: "lookup_cooldown",
-    AUTOCOMPLETE: "autocomplete_cooldown"}
+    AUTOCOMPLETE: "autocomplete_cooldown", ORGANISE: "organise_cooldown"}
 # Rules whose allowance a refused interaction gets back: a start refused for the wrong
-# channel, a missing role or missing permissions opened nothing.
-REFUNDED: Final = frozenset({START})
+# channel, a missing role or missing permissions opened nothing; an organiser step refused
+# (not theirs, not now) posted nothing.
+REFUNDED: Final = frozenset({START, ORGANISE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +88,11 @@ class Counted:
 
 @dataclass(frozen=True, slots=True)
 class Privileged:
-    """Needs ``needs`` (said in words; the command or the core checks it)."""
+    """Needs ``needs`` (said in words; the command or the core checks it); counted by
+    ``rule`` too when it posts for others to see."""
 
     needs: str
+    rule: str | None = None
 
 
 Policy: TypeAlias = Free | Counted | Privileged
@@ -93,7 +101,8 @@ MANAGE_SERVER: Final = "Manage Server"
 GAME_HOST: Final = "the game's host, or Manage Server in the game's server"
 LOBBY_HOST: Final = "the lobby's host"
 TOURNAMENT_MAKER: Final = "Manage Server, or the tournament role chosen in /calico admin"
-ORGANISER: Final = "the tournament's organiser, Manage Server, or the tournament role"
+# Other holders of the tournament role may create their own tournaments, not run others'.
+ORGANISER: Final = "the tournament's organiser, or Manage Server"
 
 
 def component(cls: type[ids.CustomId]) -> str:
@@ -128,11 +137,11 @@ POLICY: Final[dict[str, Policy]] = {
     slash("leave"): FREE,  # bounded by the games they are in
     slash("admin"): Privileged(MANAGE_SERVER),
     slash("abandon"): Privileged(GAME_HOST),
-    slash("tournament create"): Privileged(TOURNAMENT_MAKER),
-    slash("tournament close"): Privileged(ORGANISER),
-    slash("tournament remove"): Privileged(ORGANISER),
-    slash("tournament pause"): Privileged(ORGANISER),
-    slash("tournament cancel"): Privileged(ORGANISER),
+    slash("tournament create"): Privileged(TOURNAMENT_MAKER, ORGANISE),
+    slash("tournament close"): Privileged(ORGANISER, ORGANISE),
+    slash("tournament remove"): Privileged(ORGANISER, ORGANISE),
+    slash("tournament pause"): Privileged(ORGANISER, ORGANISE),
+    slash("tournament cancel"): Privileged(ORGANISER, ORGANISE),
     slash("tournament list"): Counted(LOOKUP),
     slash("tournament standings"): Counted(REPLAY),  # the standings picture
     slash("tournament leave"): FREE,  # once per tournament and person
@@ -169,6 +178,6 @@ def cooldowns_from(settings: Settings) -> Cooldowns:
                       for rule, burst in BURSTS.items()})
 
 
-__all__ = ["AUTOCOMPLETE", "BURSTS", "LOBBY", "LOOKUP", "PICTURE", "POLICY", "REFUNDED",
+__all__ = ["AUTOCOMPLETE", "BURSTS", "LOBBY", "LOOKUP", "ORGANISE", "PICTURE", "POLICY", "REFUNDED",
            "REPLAY", "REVIEW", "START", "Counted", "Free", "Policy", "Privileged", "component",
            "cooldowns_from", "policy_of", "slash"]

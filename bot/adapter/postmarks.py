@@ -21,7 +21,7 @@ from typing import Any, TypeAlias
 
 import discord
 
-from bot.core.outbox import DeliveryError, Receipt
+from bot.core.outbox import Receipt
 from bot.words import describe
 
 START = "\u2060"  # word joiner: opens the mark, and keeps it from joining the text before it
@@ -81,16 +81,12 @@ async def post_once(target: discord.abc.Messageable, kwargs: dict[str, Any], non
                     look: Look | None, what: str) -> Receipt:
     """Post a notice that belongs to no game (a challenge summary, a tournament's posts) in its
     channel, marked with ``nonce``; with ``look`` (it may be out already, unrecorded, past
-    Discord's nonce window) a post found there is recorded instead. ``what`` names the post in
-    the errors."""
+    Discord's nonce window) a post found there is recorded instead. ``what`` names the post
+    (for the reader). Discord's refusals are raised as they come: the delivery decides what
+    each means (:mod:`bot.adapter.refusals`)."""
     found = await look(target) if look is not None else None
     if found is not None:
         return Receipt(message_id=found.id, found=True)
     kwargs = {**kwargs, "content": marked(kwargs.get("content"), nonce)}
-    try:
-        message = await target.send(nonce=nonce, **kwargs)
-    except (discord.NotFound, discord.Forbidden) as e:
-        raise DeliveryError(f"{what} channel unusable ({e.code})", permanent=True) from None
-    except discord.HTTPException as e:
-        raise DeliveryError(f"{what} post failed: {e.status} {e.code}") from None
+    message = await target.send(nonce=nonce, **kwargs)
     return Receipt(message_id=message.id)

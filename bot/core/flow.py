@@ -21,7 +21,7 @@ import logging
 
 from bot.core import notices
 from bot.core.clock import iso_at
-from bot.core.game import FLAG_HINTS, LiveGame, Tx
+from bot.core.game import FLAG_HINTS, FLAG_PLAY_OUT, LiveGame, Tx
 from bot.core.hooks import Ending
 from bot.core.kernel import Kernel, StaleError
 from bot.core.models import FirstPlayer, GameStatus, ManagerError
@@ -84,7 +84,7 @@ def next_turn(k: Kernel, tx: Tx) -> None:
     assert g.state is not None
     seat = g.state.current_seat
     assert seat is not None
-    computer = g.seats[seat].ai_level is not None
+    computer = mover_level(g, seat) is not None
     timer = k.turn_timer(g.id, seat, tx.now, g.options.turn_hours, computer)
     tx.clear_turn_timers = True
     if computer or g.clocked:
@@ -116,8 +116,9 @@ async def apply_move(k: Kernel, g: LiveGame, seat: int, move: Move,
     shown = Events(events_json if len(played) == len(dicts) else dumps(played))
     tx.thread(notices.Table(seat=seat, move=move.text(), by=by, autoplayed=by == "autopilot",
                             next_seat=state.current_seat, events=shown))
-    if by == "autopilot":
-        # The absent player hears of it where they play: what was played, and their hand.
+    if by == "autopilot" and not g.flags & FLAG_PLAY_OUT:
+        # The absent player hears of it where they play: what was played, and their hand (a
+        # game played out at a deadline is told in its thread, not move by move).
         tx.dm(seat, notices.Autoplayed(seat=seat, move=move.text(), events=shown))
     if status is GameStatus.OVER:
         over = events[-1]
@@ -194,21 +195,63 @@ async def choose(k: Kernel, state: GameState, seat: int, level: str) -> Move:
     return await asyncio.to_thread(_player(level, seed).choose, view, legal)
 
 
+def mover_level(g: LiveGame, seat: int) -> str | None:
+    """The computer level that plays ``seat``'s moves: its own computer's, or, in a game being
+    played out (:func:`play_out`), the game's level on a person's behalf (None: a person)."""
+    level = g.seats[seat].ai_level
+    if level is None and g.flags & FLAG_PLAY_OUT:
+        level = g.options.ai_level
+    return level
+
+
 def computer_to_move(g: LiveGame) -> int | None:
-    """A computer seat the game is waiting for, if any."""
+    """A seat the game is waiting for that the computer plays, if any."""
     st = g.state
     if st is None:
         return None
     if g.status is GameStatus.DRAFT:
         for i, s in enumerate(st.seats):
-            if s.goal_offer and g.seats[i].ai_level is not None:
+            if s.goal_offer and mover_level(g, i) is not None:
                 return i
         return None
     if g.status is GameStatus.PLAY:
         seat = st.current_seat
-        if seat is not None and g.seats[seat].ai_level is not None:
+        if seat is not None and mover_level(g, seat) is not None:
             return seat
     return None
+
+
+def _by(g: LiveGame, seat: int) -> str:
+    return "computer" if g.seats[seat].ai_level is not None else "autopilot"
+
+
+def autopilot_later(k: Kernel, g: LiveGame, seat: int) -> None:
+    """A person's turn timed out (timeout: autopilot) at a level that thinks: their move is
+    played from the computers' queue (:func:`play_queued`), in turn with the others."""
+    k.overdue[g.id] = (seat, g.ply)
+    turn_queue(k).push(g.id)
+
+
+def _due(k: Kernel, g: LiveGame) -> int | None:
+    """The seat the queue plays now: a computer's (:func:`computer_to_move`), or a person's
+    whose turn timed out (:func:`autopilot_later`) and who has not moved since."""
+    seat = computer_to_move(g)
+    if seat is not None:
+        return seat
+    overdue = k.overdue.get(g.id)
+    if overdue is not None:
+        seat, ply = overdue
+        if (g.ply == ply or g.status is GameStatus.DRAFT) and g.must_act(seat):
+            return seat
+        k.overdue.pop(g.id, None)  # they moved meanwhile (or the game went on)
+    return None
+
+
+def _level(k: Kernel, g: LiveGame, seat: int) -> str | None:
+    level = mover_level(g, seat)
+    if level is None and k.overdue.get(g.id, (None, None))[0] == seat:
+        level = g.options.ai_level
+    return level
 
 
 def turn_queue(k: Kernel) -> TurnQueue:
@@ -231,13 +274,13 @@ async def run_computers(k: Kernel, g: LiveGame, *, strict: bool = False) -> Live
             seat = computer_to_move(g)
             if seat is None:
                 break
-            level = g.seats[seat].ai_level
+            level = mover_level(g, seat)
             assert g.state is not None and level is not None
             if thinks(level):
                 turn_queue(k).push(g.id)
                 break
             move = await choose(k, g.state, seat, level)
-            g, _ = await apply_move(k, g, seat, move, "computer")
+            g, _ = await apply_move(k, g, seat, move, _by(g, seat))
     except StaleError:
         pass  # another process moved this game on (and plays its computers)
     except Exception:
@@ -253,7 +296,7 @@ async def computers_after(k: Kernel, game_id: int, g: LiveGame) -> LiveGame:
     seat = computer_to_move(g)
     if seat is None:
         return g
-    if thinks(g.seats[seat].ai_level):
+    if thinks(mover_level(g, seat)):
         turn_queue(k).push(game_id)
         return g
     async with k.lock(game_id):
@@ -269,11 +312,12 @@ async def play_queued(k: Kernel, game_id: int) -> bool:
     try:
         g = await k.load(game_id)
     except ManagerError:
+        k.overdue.pop(game_id, None)
         return False  # the game is gone
-    seat = computer_to_move(g)
+    seat = _due(k, g)
     if seat is None:
         return False
-    level = g.seats[seat].ai_level
+    level = _level(k, g, seat)
     assert g.state is not None and level is not None
     if not thinks(level):  # queued before the seat changed hands: no thinking needed
         async with k.lock(game_id):
@@ -285,11 +329,11 @@ async def play_queued(k: Kernel, game_id: int) -> bool:
         # The move still fits if the game waits for the same seat at the same ply (in the
         # goal draft, where choices are simultaneous, a person's choice meanwhile is fine).
         same_turn = now.ply == g.ply or now.status is GameStatus.DRAFT
-        if computer_to_move(now) != seat or not same_turn \
-                or now.seats[seat].ai_level != level:
-            return computer_to_move(now) is not None
+        if _due(k, now) != seat or not same_turn or _level(k, now, seat) != level:
+            return _due(k, now) is not None
         try:
-            now, _ = await apply_move(k, now, seat, move, "computer")
+            now, _ = await apply_move(k, now, seat, move, _by(now, seat))
+            k.overdue.pop(game_id, None)
         except StaleError:
             # Another process stored a move first (its sweep, after the grace): nothing of
             # this one was written; look at the stored game again.
@@ -327,6 +371,26 @@ async def convert(k: Kernel, g: LiveGame, seat: int, reason: str) -> LiveGame:
     if g.status is GameStatus.PLAY and g.must_act(seat):
         tx.set(deadline_at=None)
     return await k.commit(tx)
+
+
+async def play_out(k: Kernel, g: LiveGame) -> LiveGame:
+    """A deadline the whole game had to meet passed (a tournament round's): from now on the
+    computer plays every seat that must act (a person's on autopilot, at the game's level)
+    until the game ends. Only the mark is stored here (one commit, with computer turn timers
+    in case this process dies) and the game queued: the moves are the computers' queue's
+    (:mod:`bot.core.thinking`), never the caller's. Marking a game again queues it again."""
+    if not g.flags & FLAG_PLAY_OUT:
+        tx = await k.begin(g)
+        tx.set(flags=g.flags | FLAG_PLAY_OUT, deadline_at=None)
+        tx.clear_turn_timers = True
+        for i in range(len(g.seats)):
+            if g.must_act(i):
+                tx.upsert_timers.append(k.turn_timer(g.id, i, tx.now, g.options.turn_hours,
+                                                     True))
+        g = await k.commit(tx)
+    if computer_to_move(g) is not None:
+        turn_queue(k).push(g.id)
+    return g
 
 
 async def end(k: Kernel, g: LiveGame, status: GameStatus, reason: str, *,

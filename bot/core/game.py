@@ -28,6 +28,10 @@ FLAG_HINTS = 1  # someone took a hint in this game (no rating or leaderboard)
 # Bit ``1 + seat``: that seat took a hint, so that seat earns no achievement (the others still
 # may). A game flagged before these bits existed (FLAG_HINTS alone) voids every seat.
 FLAG_HINT_SEAT0 = 2
+# A deadline the whole game had to meet passed (a tournament round's): from now on every seat
+# that must act is played by the computer (a person's on autopilot) through the computers'
+# queue (bot.core.thinking) until the game ends. Above the seats' hint bits.
+FLAG_PLAY_OUT = 1 << 8
 
 
 def hint_flags(seat: int) -> int:

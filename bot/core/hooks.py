@@ -13,6 +13,10 @@ A feature (achievements and ratings, the weekly challenge, tournaments, a league
 - ``sweep``: periodic work, run by every sweep after the timers (close a week, start a round);
   returns how many steps it took, for the sweep's report. A failure is logged and never holds
   the sweep or the other features.
+- ``life``: Discord's life around the games (:data:`Life`: a channel deleted, the bot's access
+  to a channel lost, the bot removed from a server, a member leaving it), told by
+  :mod:`bot.core.leaving` after the games took it into account; returns how many of its own
+  things it changed (a tournament paused, an entrant withdrawn). Isolated like ``sweep``.
 
 The composition root (:class:`bot.core.manager.Manager`) registers the features; the kernel
 holds them (``kernel.hooks``) and the flow and the sweep call :meth:`Hooks.game_over` and
@@ -36,6 +40,40 @@ K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
+class ChannelGone:
+    """A channel or thread was deleted (``guild_id`` when known)."""
+
+    channel_id: int
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AccessLost:
+    """The bot may no longer post in a channel (Discord refused a post with 403)."""
+
+    channel_id: int
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GuildGone:
+    """The bot was removed from a server (or the server was deleted)."""
+
+    guild_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemberLeft:
+    """A member left a server (or was kicked or banned)."""
+
+    guild_id: int
+    user_id: int
+
+
+Life = ChannelGone | AccessLost | GuildGone | MemberLeft
+
+
+@dataclass(frozen=True, slots=True)
 class Ending:
     """How a game ended: the events of its last move and the engine's final result."""
 
@@ -45,6 +83,7 @@ class Ending:
 
 GameOverHook = Callable[[K, Tx, Ending], Awaitable[Part | None]]
 SweepJob = Callable[[K, int], Awaitable[int]]
+LifeHook = Callable[[K, Life], Awaitable[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +93,7 @@ class Feature(Generic[K]):
     name: str
     game_over: GameOverHook[K] | None = None
     sweep: SweepJob[K] | None = None
+    life: LifeHook[K] | None = None
 
 
 class Hooks(Generic[K]):
@@ -97,4 +137,20 @@ class Hooks(Generic[K]):
                 continue
             if steps:
                 done[feature.name] = steps
+        return done
+
+    async def life(self, kernel: K, event: Life) -> dict[str, int]:
+        """Every feature's answer to a change in Discord (see :data:`Life`); what each
+        changed (only those that changed something). A failure is logged and holds nothing."""
+        done: dict[str, int] = {}
+        for feature in self.features:
+            if feature.life is None:
+                continue
+            try:
+                changed = await feature.life(kernel, event)
+            except Exception:
+                log.exception("%s: %s failed", feature.name, event)
+                continue
+            if changed:
+                done[feature.name] = changed
         return done

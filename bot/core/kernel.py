@@ -93,6 +93,10 @@ class Kernel:
         # Games whose computer must think, waiting for a worker (bot.core.thinking); made by
         # the flow on first use (flow.turn_queue), stopped by stop_computers.
         self.computer_turns: TurnQueue | None = None
+        # Turns whose deadline passed, waiting in that queue for their autopilot move (game ->
+        # (seat, ply)); the timer stays claimed meanwhile, so a process that dies leaves it
+        # to be fired again (bot.core.sweep).
+        self.overdue: dict[int, tuple[int, int]] = {}
         self.owner = owner or process_owner()  # this process in claims and leases
         # The engine seed of each game; secret (it decides the bag), so from `secrets`.
         self.seed_source: Callable[[], int] = seed_source or (

@@ -8,8 +8,9 @@ member leaving it, a person's DMs found closed. Built on the kernel's public API
 
 from __future__ import annotations
 
-from bot.core import flow, guards, lobby
+from bot.core import flow, guards, lobby, servers
 from bot.core.game import LiveGame
+from bot.core.hooks import AccessLost, ChannelGone, GuildGone, MemberLeft
 from bot.core.kernel import Kernel
 from bot.core.models import ErrorCode, GameInfo, GameStatus, ManagerError
 
@@ -60,22 +61,35 @@ async def _end_silently(k: Kernel, game_id: int, reason: str) -> bool:
         return False
 
 
-async def channel_gone(k: Kernel, channel_id: int) -> list[int]:
-    """A thread or channel was deleted: its games end (no post: there is nowhere to post).
-    Returns the ids of the games that ended."""
+async def channel_gone(k: Kernel, channel_id: int, guild_id: int | None = None) -> list[int]:
+    """A thread or channel was deleted: its games end (no post: there is nowhere to post), a
+    server option naming it is cleared (``guild_id`` known), and the features hear of it (a
+    tournament posting there pauses). Returns the ids of the games that ended."""
     ended = []
     for game_id in await k.store.game_ids(channel_id=channel_id):
         if await _end_silently(k, game_id, "channel_gone"):
             ended.append(game_id)
+    if guild_id:
+        await servers.channel_gone(k, guild_id, channel_id)
+    await k.hooks.life(k, ChannelGone(channel_id, guild_id))
     return ended
 
 
+async def access_lost(k: Kernel, channel_id: int, guild_id: int | None = None) -> None:
+    """Discord refused the bot a post in a channel (missing access or permissions): its games'
+    own posts fail one by one, but the features hear of it (a tournament posting there pauses
+    and its organiser is told)."""
+    await k.hooks.life(k, AccessLost(channel_id, guild_id))
+
+
 async def guild_gone(k: Kernel, guild_id: int) -> list[int]:
-    """The bot left (or lost) a server: all its games end."""
+    """The bot left (or lost) a server: all its games end, and the features hear of it (its
+    tournaments are cancelled)."""
     ended = []
     for game_id in await k.store.game_ids(guild_id=guild_id):
         if await _end_silently(k, game_id, "guild_gone"):
             ended.append(game_id)
+    await k.hooks.life(k, GuildGone(guild_id))
     return ended
 
 
@@ -98,6 +112,7 @@ async def member_left(k: Kernel, guild_id: int, user_id: int) -> list[int]:
 
         if await k.mutate(game_id, change):
             touched.append(game_id)
+    await k.hooks.life(k, MemberLeft(guild_id, user_id))  # out of its tournaments too
     return sorted(touched)
 
 

@@ -35,9 +35,10 @@ Failures, by kind:
   timeouts, gateway down): retried with backoff capped at ``max_delay``, for as long as the
   notice still means something (younger than ``ttl``; the renderer drops superseded ones);
   the rest of its lane waits behind it (order);
-- *permanent* (``permanent=True``: DMs closed, no access): the notice is ``failed`` and its
-  follow-up runs (closed DMs: ``on_dm_failed``, a fallback post in the thread); the rest of the
-  lane goes on in the same pass;
+- *permanent* (``permanent=True``: DMs closed, no access; ``refused=True``: Discord refused
+  that very post for good, a 400, 403 or 404, counted as ``refused``): the notice is ``failed``
+  at once, with one log line, and its follow-up runs (closed DMs: ``on_dm_failed``, a fallback
+  post in the thread); the rest of the lane goes on in the same pass;
 - *nowhere to go* (``DeliveryError(undeliverable=True)``: the game has no thread): a distinct,
   counted status, never ``done``.
 """
@@ -74,14 +75,17 @@ def process_owner() -> str:
 
 class DeliveryError(Exception):
     """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access);
-    ``undeliverable``: there is nowhere to post it (no thread)."""
+    ``undeliverable``: there is nowhere to post it (no thread); ``refused``: the destination
+    refused this very post for good (an invalid body, missing access, an unknown channel), so
+    it ends at once, is counted apart and never holds up its lane."""
 
     def __init__(self, reason: str, *, permanent: bool = False,
-                 undeliverable: bool = False) -> None:
+                 undeliverable: bool = False, refused: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.permanent = permanent or undeliverable
+        self.permanent = permanent or undeliverable or refused
         self.undeliverable = undeliverable
+        self.refused = refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +276,7 @@ class Dispatcher:
                 await self._finish(notice, NoticeStatus.UNDELIVERABLE, self._now(), e.reason)
                 return None, False
             if e.permanent:
-                await self._permanent(notice, e.reason)
+                await self._permanent(notice, e.reason, refused=e.refused)
                 return None, False
             return await self._retry(notice, e.reason, now), False
         except asyncio.CancelledError:
@@ -306,11 +310,16 @@ class Dispatcher:
         at = self._refused.get(user_id)
         return at is not None and self._now() - at < 60_000
 
-    async def _permanent(self, notice: Notice, reason: str) -> None:
+    async def _permanent(self, notice: Notice, reason: str, *, refused: bool = False) -> None:
         if notice.user_id is not None:
             # Before any await: concurrent lanes of the same person check it.
             self._refused[notice.user_id] = self._now()
-        log.warning("notice %s (%s) refused for good: %s", notice.id, notice.kind, reason)
+        if refused:
+            self.counts["refused"] += 1
+        # One line, no traceback: the lane goes on with its next notice at once.
+        log.warning("notice %s (%s, game %s, to %s) ended, not retried: %s", notice.id,
+                    notice.kind, notice.game_id, notice.user_id or notice.channel_id or "thread",
+                    reason)
         await self._finish(notice, NoticeStatus.FAILED, self._now(), reason)
         if notice.is_dm and self.on_dm_failed is not None:
             assert notice.user_id is not None

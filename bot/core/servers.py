@@ -53,6 +53,8 @@ class ServerSettings(BaseModel):
     ping_role_id: int | None = None  # pinged by every new lobby message
     language: str | None = None  # thread posts in this language (None: the host's)
     challenge_channel_id: int | None = None  # where the weekly challenge is announced
+    # Options cleared because their channel was deleted: the next /calico admin says so.
+    cleared: tuple[str, ...] | None = None
 
     @field_validator("language")
     @classmethod
@@ -170,5 +172,33 @@ async def update(k: HasServers, guild_id: int, changes: dict[str, Any],
     return await k.servers.update(guild_id, changes, reset)
 
 
-__all__ = ["LANGUAGES", "RESETTABLE", "TURN_HOURS", "HasServers", "ServerSettings",
-           "ServerSettingsCache", "settings", "update"]
+# Channel options, by option name: a deleted channel is cleared from them (issue #28).
+CHANNELS: Final = ("games_channel", "challenge_channel")
+
+
+async def channel_gone(k: HasServers, guild_id: int, channel_id: int) -> tuple[str, ...]:
+    """A channel of this server was deleted: the options naming it go back to their default
+    (a games channel that no longer exists would refuse every ``/calico start``), noted for
+    the next ``/calico admin`` (:func:`take_cleared`). Returns the options cleared."""
+    current = ServerSettings.parse(await k.servers.store.guild_settings(guild_id))
+    names = tuple(n for n in CHANNELS if getattr(current, _FIELD_OF[n]) == channel_id)
+    if names:
+        noted = tuple(sorted({*(current.cleared or ()), *names}))
+        await k.servers.update(guild_id, {"cleared": noted}, reset=names)
+    return names
+
+
+async def take_cleared(k: HasServers, guild_id: int | None) -> tuple[str, ...]:
+    """The options cleared since an admin last looked (:func:`channel_gone`), forgotten once
+    read: an admin command tells them once."""
+    if not guild_id:
+        return ()
+    current = await k.servers.get(guild_id)
+    if not current.cleared:
+        return ()
+    await k.servers.update(guild_id, {"cleared": None})
+    return current.cleared
+
+
+__all__ = ["CHANNELS", "LANGUAGES", "RESETTABLE", "TURN_HOURS", "HasServers", "ServerSettings",
+           "ServerSettingsCache", "channel_gone", "settings", "take_cleared", "update"]

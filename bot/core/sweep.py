@@ -116,7 +116,7 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
     seat = timer.seat
     decision = decide(
         timer, now, action=g.options.timeout_action, draft=g.status is GameStatus.DRAFT,
-        computer=g.seats[seat].ai_level is not None, turn_hours=g.options.turn_hours,
+        computer=flow.mover_level(g, seat) is not None, turn_hours=g.options.turn_hours,
         max_reminders=k.config.max_reminders)
     try:
         if decision.step is Step.COMPUTER_MOVE:
@@ -126,6 +126,12 @@ async def _act(k: Kernel, g: LiveGame, timer: TimerRow, now: int) -> str | None:
             await flow.run_computers(k, g, strict=True)
         elif decision.step is Step.AUTOPILOT:
             assert g.state is not None
+            if flow.thinks(g.options.ai_level):
+                # A level that searches plays the turn from the computers' queue, never
+                # inside the sweep (forty tables timing out at once would hold it for
+                # minutes); the claim is kept, as for a computer's turn above.
+                flow.autopilot_later(k, g, seat)
+                return decision.step.value
             move = await flow.choose(k, g.state, seat, g.options.ai_level)
             g, _ = await flow.apply_move(k, g, seat, move, "autopilot")
             await flow.run_computers(k, g)

@@ -15,7 +15,7 @@ from bot.words.terms import GOAL_SYMBOLS, seat_names, tile_code_name
 from engine.views import public_view
 
 RULE_TOPICS = ("overview", "turn", "cats", "buttons", "goals", "end", "solo", "variants",
-               "achievements", "rulings", "bot")
+               "achievements", "rulings", "bot", "tournaments")
 
 
 def rules_text(tr: Text, topic: str) -> str:

@@ -90,11 +90,23 @@ def started_text(tr: Text, game: GameInfo, first_seat: int) -> str:
         order = [game.seats[(first_seat + k) % n] for k in range(n)]
         order_text = " → ".join(markup.name(seat_name(tr, s)) for s in order)
         parts.append(tr("started.order", order=order_text))
+    if table_without_lobby(game):
+        # A table dealt at once (a tournament's): its players never saw a lobby, so they are
+        # named (and pinged) here, in their own game's thread.
+        parts.append(tr("started.players", players=", ".join(
+            markup.mention(s.user_id) for s in game.seats
+            if s.user_id is not None and s.ai_level is None)))
     if game.status is GameStatus.DRAFT:
         parts.append(tr("started.draft"))
     elif 0 <= first_seat < len(game.seats):
         parts.append(tr("started.first", mention=who(game.seats[first_seat], tr)))
     return clip("\n\n".join(parts), 2000)
+
+
+def table_without_lobby(game: GameInfo) -> bool:
+    """A game of several people dealt without a lobby message (a tournament's table)."""
+    people = [s for s in game.seats if s.user_id is not None and s.ai_level is None]
+    return game.lobby_message_id is None and len(people) >= 2
 
 
 def next_player_line(tr: Text, game: GameInfo) -> str:

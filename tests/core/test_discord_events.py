@@ -3,7 +3,7 @@ leaving, and DMs failing (the manager side of the fallback)."""
 
 from __future__ import annotations
 
-from bot.core import leaving, lobby, queries
+from bot.core import leaving, lobby, queries, servers
 from bot.core.manager import Manager
 from bot.core.models import GameStatus
 from bot.core.notices import NoticeKind
@@ -60,3 +60,39 @@ async def test_dm_failed_marks_closed_and_posts_one_fallback(manager: Manager) -
     # Bob's queued DMs were dropped.
     assert not [n for n in await manager.store.notices(g.id)
                 if n.user_id == BOB.id and n.status == "pending"]
+
+
+async def test_a_deleted_channel_is_cleared_from_the_servers_settings(manager: Manager) -> None:
+    """Issue #28: a games channel that no longer exists refused every /calico start until an
+    admin reset it. Cleared when it is deleted, and noted once for the next /calico admin."""
+    k = manager.kernel
+    await servers.update(k, GUILD, {"games_channel_id": 777, "challenge_channel_id": 777,
+                                    "starter_role_id": 5})
+    assert await servers.take_cleared(k, GUILD) == ()
+    await leaving.channel_gone(k, 888, GUILD)  # another channel: nothing changes
+    assert (await servers.settings(k, GUILD)).games_channel_id == 777
+    await leaving.channel_gone(k, 777, GUILD)
+    after = await servers.settings(k, GUILD)
+    assert (after.games_channel_id, after.challenge_channel_id, after.starter_role_id) == (
+        None, None, 5)
+    assert await servers.take_cleared(k, GUILD) == ("challenge_channel", "games_channel")
+    assert await servers.take_cleared(k, GUILD) == ()  # said once
+
+
+async def test_the_features_hear_of_discords_life(manager: Manager) -> None:
+    """Each event reaches the features' ``life`` hook after the games took it in."""
+    from bot.core.hooks import AccessLost, ChannelGone, Feature, GuildGone, Life, MemberLeft
+
+    heard: list[Life] = []
+
+    async def life(_k: object, event: Life) -> int:
+        heard.append(event)
+        return 1
+
+    manager.kernel.hooks.add(Feature("listener", life=life))
+    await leaving.channel_gone(manager.kernel, 11, GUILD)
+    await leaving.access_lost(manager.kernel, 12, GUILD)
+    await leaving.guild_gone(manager.kernel, GUILD + 5)
+    await leaving.member_left(manager.kernel, GUILD, BOB.id)
+    assert heard == [ChannelGone(11, GUILD), AccessLost(12, GUILD), GuildGone(GUILD + 5),
+                     MemberLeft(GUILD, BOB.id)]

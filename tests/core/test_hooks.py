@@ -12,7 +12,7 @@ import pytest
 
 from bot.core import flow
 from bot.core.game import Tx, unborn
-from bot.core.hooks import Ending, Feature, Hooks
+from bot.core.hooks import Ending, Feature, Hooks, Life, MemberLeft
 from bot.core.manager import FEATURES, Manager
 from bot.core.models import GameStatus, LobbyOptions
 from bot.core.notices import Ended, GameOver, Part
@@ -111,6 +111,28 @@ async def test_a_failing_periodic_job_holds_none_of_the_others(
         assert await hooks.sweep(None, 3) == {"after": 3}
     assert calls == ["broken", "after"]
     assert "broken" in caplog.records[0].getMessage()
+
+
+async def test_a_failing_life_hook_holds_none_of_the_others(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Discord's life (issue #28: a channel gone, a member leaving...) reaches every feature;
+    one failing is logged and the others still hear of it."""
+    heard: list[str] = []
+
+    async def broken(_k: Any, event: Life) -> int:
+        raise RuntimeError("broken")
+
+    async def fine(_k: Any, event: Life) -> int:
+        heard.append(type(event).__name__)
+        return 2
+
+    hooks: Hooks[None] = Hooks()
+    hooks.add(Feature("broken", life=broken))
+    hooks.add(Feature("fine", life=fine))
+    with caplog.at_level(logging.ERROR, "calico.hooks"):
+        assert await hooks.life(None, MemberLeft(1, 2)) == {"fine": 2}
+    assert heard == ["MemberLeft"]
+    assert "broken" in caplog.records[0].getMessage() or caplog.records[0].exc_info
 
 
 def test_a_name_is_registered_once() -> None:

@@ -4,9 +4,13 @@ goal draft running out, and games ending as idle."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+from typing import Any
 
-from bot.core import leaving, lobby, queries
+import pytest
+
+from bot.core import flow, leaving, lobby, queries
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus, TimeoutAction
@@ -73,6 +77,40 @@ async def test_autopilot_plays_one_move_and_keeps_the_seat(manager: Manager,
     assert prompts[-1].user_id == after.current_user_id
     # The absent player is still a player: their next turn is theirs again.
     assert after.seat_of(who) is not None  # type: ignore[arg-type]
+
+
+async def test_a_thinking_autopilot_plays_from_the_computers_queue(
+        manager: Manager, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #28: at a level that searches, the timed-out turn is played by the computers'
+    queue, never inside the sweep (forty tables timing out at once held it for minutes): the
+    sweep comes back while the computer still thinks; the queue then plays it, once."""
+    g = await new_game(manager, people=(BOB,), setup="beginner", timeout_action="autopilot",
+                       ai_level="easy")
+    who = g.current_user_id
+    thinking = asyncio.Event()
+    choose = flow.choose
+
+    async def slow(*args: Any) -> Any:
+        await thinking.wait()  # a long search
+        return await choose(*args)
+
+    monkeypatch.setattr(flow, "choose", slow)
+    clock.advance(hours=24)
+    report = await asyncio.wait_for(manager.sweep(), 10)
+    assert report.autoplayed == 1
+    assert (await queries.game(manager.kernel, g.id, fresh=True)).ply == g.ply  # not yet
+    queue = manager.kernel.computer_turns
+    assert queue is not None and queue.busy_with(g.id)
+    thinking.set()
+    await manager.kernel.computers_idle(g.id)
+    after = await queries.game(manager.kernel, g.id, fresh=True)
+    assert after.ply == g.ply + 1 and after.seat_of(who or 0) is not None  # still theirs
+    [move] = await manager.store.moves(g.id)
+    assert move.played_by == "autopilot"
+    # A sweep meanwhile (the timer still claimed) plays nothing twice.
+    await manager.sweep()
+    await manager.kernel.computers_idle(g.id)
+    assert len(await manager.store.moves(g.id)) == 1
 
 
 async def test_computer_takes_over_the_seat(manager: Manager, clock: FakeClock) -> None:

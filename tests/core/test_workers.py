@@ -79,3 +79,45 @@ async def test_a_computer_turn_whose_worker_died_is_still_played(tmp_path: Path)
     finally:
         await m.close()
         pool.close()
+
+
+async def test_rounds_paired_in_the_computers_worker_process(tmp_path: Path) -> None:
+    """Issue 28: with the computers' pool, a round is paired in its worker process (never on
+    the event loop): a Swiss at tables of three and a round-robin at tables of four still
+    seat every entrant once, round after round."""
+    import random
+    from datetime import timedelta
+
+    from bot.core.clock import FakeClock
+    from bot.core.computers import ComputerPool
+    from bot.core.manager import Manager
+    from bot.core.tournament import model as tour
+    from bot.core.tournament import records
+    from tests.core.conftest import seeds
+    from tests.core.tournament.conftest import PEOPLE, play_round, signed_up
+
+    pool = ComputerPool(1)
+    await pool.warm_up()
+    clock = FakeClock()
+    m = await Manager.open(tmp_path / "calico.db", clock=clock, computers=pool,
+                           seed_source=seeds())
+    try:
+        swiss = await signed_up(m, clock, 7, rounds=2, size=3)
+        robin = await signed_up(m, clock, 5, fmt=tour.ROUND_ROBIN, rounds=2, size=4)
+        clock.advance(timedelta(days=2))
+        for round_no in (1, 2):
+            await m.sweep()
+            for t, count in ((swiss, 7), (robin, 5)):
+                assert (await records.get(m.kernel, t.id)).round == round_no
+                tables = [x for x in await records.tables(m.kernel, t.id)
+                          if x.round == round_no]
+                assert sorted(u for x in tables for u in x.players) == \
+                    [p.id for p in PEOPLE[:count]]
+                await play_round(m, t.id, round_no, random.Random(round_no))
+        await m.sweep()
+        assert (await records.get(m.kernel, swiss.id)).status == tour.OVER
+        assert (await records.get(m.kernel, robin.id)).status == tour.OVER
+    finally:
+        await m.stop_computers()
+        await m.close()
+        pool.close()

@@ -95,6 +95,14 @@ CASES: dict[str, tuple[Ask, ...]] = {
     "tournament create": (Ask("zofia", "tournament.create_refused", {"name": "Mine"}),
                           Ask("mod", bad("format"), {"name": (3, "Ko"), "format": (3, "ko")},
                               raw=True),
+                          # Out of the range Discord's client keeps to (issue #28): named.
+                          *(Ask("mod", ("error.tournament_option",
+                                        {"option": option, "low": low, "high": high}),
+                                {"name": (3, "Cup"), option: (4, value)}, raw=True)
+                            for option, value, low, high in (
+                                ("rounds", 99, 1, 20), ("rounds", 0, 1, 20),
+                                ("table_size", 5, 2, 4), ("signup_hours", 0, 1, 720),
+                                ("round_hours", 721, 1, 720), ("start_hours", 1441, 48, 1440))),
                           Ask("mod", "error.server_only", {"name": "Cup"}, "dm")),
     "tournament list": (Ask("zofia", "error.server_only", where="dm"),),
     "tournament standings": (Ask("eve", "error.tournament_unknown", {"tournament": "@cup"},
@@ -102,9 +110,14 @@ CASES: dict[str, tuple[Ask, ...]] = {
                              Ask("zofia", "error.tournament_unknown",
                                  {"tournament": NOWHERE})),
     "tournament leave": (Ask("zofia", "error.tournament_not_in"),),
-    "tournament close": (Ask("zofia", "error.tournament_organiser_only"),),
-    "tournament remove": (Ask("zofia", "error.tournament_organiser_only", {"user": "alice"}),),
-    "tournament pause": (Ask("zofia", "error.tournament_organiser_only"),),
+    # Without ``tournament:``: the caller's own (zofia organises none); named: the organiser's.
+    "tournament close": (Ask("zofia", "error.tournament_none_of_yours"),
+                         Ask("zofia", "error.tournament_organiser_only",
+                             {"tournament": "@cup"})),
+    "tournament remove": (Ask("zofia", "error.tournament_none_of_yours", {"user": "alice"}),
+                          Ask("zofia", "error.tournament_organiser_only",
+                              {"user": "alice", "tournament": "@cup"})),
+    "tournament pause": (Ask("zofia", "error.tournament_none_of_yours"),),
     "tournament cancel": (Ask("zofia", "error.tournament_organiser_only",
                               {"tournament": "@cup"}),),
 }
@@ -202,7 +215,8 @@ async def test_every_command_refuses_privately(discord_env: DiscordEnv, tmp_path
 class Click:
     """``who`` clicks a component with id ``cid`` (``{lobby}``, ``{table}``, ``{finished}``
     and ``{ply}``, the table's ply, filled in) on a message of ``on`` (``table``: the table's
-    first thread post; ``dm``: their own DM with the bot, which exists for players)."""
+    first thread post; ``dm``: their own DM with the bot, which exists for players;
+    ``lounge``: the other server's channel)."""
 
     who: str
     cid: str
@@ -251,7 +265,9 @@ CLICKS: dict[str, tuple[Click, ...]] = {
              Click("zofia", "calico:hint:99999:0:y", "error.unknown_game")),
     "tj": (Click("zofia", "calico:tj:99999", "error.tournament_unknown"),
            Click("zofia", "calico:tj:99999999999999999999", "error.tournament_unknown"),
-           Click("alice", "calico:tj:{cup}", "error.tournament_already_in")),
+           Click("alice", "calico:tj:{cup}", "error.tournament_already_in"),
+           # From another server (only a hand-made client sends it): not that server's.
+           Click("eve", "calico:tj:{cup}", "error.tournament_unknown", on="lounge")),
     "tl": (Click("zofia", "calico:tl:{cup}", "error.tournament_not_in"),
            Click("zofia", "calico:tl:99999", "error.tournament_unknown")),
     "rv": (Click("zofia", "calico:rv:{finished}", "error.not_a_player"),
@@ -281,8 +297,9 @@ async def test_every_button_and_select_refuses_privately(
                 kind = next(k for k in ids.KINDS if k.tag == tag)
                 assert kind.rx.fullmatch(cid), cid
                 values = None if click.values is None else list(click.values)
-                post = misuse.old_post(env, dm if click.on == "dm" else world.table_thread, cid,
-                                       values)
+                where = {"dm": dm, "lounge": world.elsewhere_channel.id}.get(
+                    click.on, world.table_thread)
+                post = misuse.old_post(env, where, cid, values)
                 seen, kept = misuse.public_view(env), await misuse.stored(env, world)
                 inter = await misuse.press(env, click.who, post, cid, values)
                 problems += await _check(env, world, errors, f"{cid} by {click.who}", inter,

@@ -184,6 +184,8 @@ async def test_an_eight_person_swiss_to_the_podium(discord_env: DiscordEnv, tmp_
     await sweep(env)
     assert (await records.get(manager.kernel, 1)).round == 2
     clock.advance(72 * HOUR + HOUR)
+    await sweep(env)  # hands the open table to the computers' queue, which plays it out
+    await manager.kernel.computers_idle()
     await sweep(env)
     idle = await queries.game(manager.kernel, idle.id, fresh=True)
     assert idle.status is GameStatus.OVER

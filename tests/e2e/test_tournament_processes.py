@@ -129,7 +129,10 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
         for t in tables:
             assert t.game_id is not None
             g = await queries.game(m.kernel, t.game_id, fresh=True)
-            places = {r.user_id: r.place for r in await m.store.results(g.id)}
+            # A seat a computer finished (timed out into one at the deadline) counts last.
+            gone = {s.user_id for s in g.seats if s.left}
+            places = {r.user_id: 9 if r.user_id in gone else r.place
+                      for r in await m.store.results(g.id) if r.user_id is not None}
             games.append((g.id, g.status, g.thread_id, places))
         return tables, games, await m.store.game_ids(), await records.standings(m.kernel, tid)
 
@@ -145,14 +148,18 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
                                                                           logs(bots))
         sheets = [m for m in env.messages(thread_id or 0) if CUP in m.content]
         assert len(sheets) == 1, [m.content[:80] for m in sheets]  # one score sheet
-    # Each post once: the sign-up (edited in place), two rounds, two standings, the podium.
+    # Each post once: the sign-up (edited in place), two rounds, the standings after round 1,
+    # the podium with the final standings.
     for text in (f"🏆 **{CUP}** (tournament", f"🏆 **{CUP}**: round 1 of 2",
                  f"🏆 **{CUP}**: round 2 of 2", f"{CUP}: standings after round 1 of 2",
                  f"🏆 **{CUP}** is over!"):
         assert len(posts(env, text)) == 1, (text, [m.content[:60]
                                                    for m in env.messages(env.channel)])
-    assert len(env.messages(env.channel)) == 6, [m.content[:60]
+    assert len(env.messages(env.channel)) == 5, [m.content[:60]
                                                  for m in env.messages(env.channel)]
+    # The sign-up message says it is over, with no button left.
+    [signup_post] = posts(env, f"🏆 **{CUP}** (tournament")
+    assert "Finished." in signup_post.content and not list(signup_post.walk_components())
     await asyncio.sleep(0.5)  # anything sent twice would have come by now
     # A game post in flight when a process was killed is sent again by the next one, and
     # Discord's nonce turns the copy away (by design: the outbox's at-least-once within the
@@ -164,7 +171,8 @@ async def check_the_end(env: DiscordEnv, db: str, tid: int, bots: list[BotProces
     by_nonce = Counter((m.channel_id, m.nonce) for m in env.state.messages.values()
                        if m.nonce is not None and not m.deleted)
     assert [k for k, n in by_nonce.items() if n > 1] == []
-    # Standings: a win is two half points, a draw one, from the stored results alone.
+    # Standings: a win is two half points, a draw one, from the stored results alone (a seat
+    # the deadline turned into a computer: last).
     expected: Counter[int] = Counter()
     for _, _, _, places in games:
         (a, pa), (b, pb) = places.items()
@@ -244,5 +252,39 @@ async def test_two_processes_on_postgresql_run_a_tournament_once(
         # again and found the step taken (a stale write is no error).
         assert all(b.running for b in bots), logs(bots)
         assert not any(errors(b) for b in bots), logs(bots)
+    finally:
+        await stop_all(bots)
+
+
+# Each step of a round, killed in its middle by SIGKILL (bot/core/tournament/rounds.py): round 1
+# paired (no game yet), one game of the round opened (not the other), one game handed to the
+# computers at the deadline (not the other), round 1 ended and round 2 paired, the last round
+# ended (the podium queued, not posted).
+STEPS = ("tournament.round_paired", "tournament.game_opened", "tournament.played_out",
+         "tournament.round_ended", "tournament.finished")
+
+
+@pytest.mark.timeout(300)
+async def test_a_sigkill_in_the_middle_of_each_step(discord_env: DiscordEnv,
+                                                    tmp_path: Path) -> None:
+    """One process after another, each killed at the next step; the last runs to the end.
+    Nothing is paired, opened or posted twice, and the standings are the games'."""
+    env = discord_env
+    for name in NAMES:
+        if name not in ("alice", "bob"):
+            env.add_user(name)
+    db = str(tmp_path / "steps.sqlite3")
+    tid = await create_cup(db, env)
+    bots: list[BotProcess] = []
+    try:
+        for i, step in enumerate(STEPS):
+            bot = await BotProcess(env, db, tmp_path, f"p{i}", calico_crash_at=step,
+                                   **FAST).start()
+            bots.append(bot)
+            assert await bot.wait(90) == -9, (step, bot.log()[-3000:])
+        last = await BotProcess(env, db, tmp_path, "last", **FAST).start()
+        bots.append(last)
+        await check_the_end(env, db, tid, bots, killed=True)
+        assert not errors(last), last.log()[-3000:]
     finally:
         await stop_all(bots)

@@ -8,6 +8,7 @@ readable message, and records a violation the test can assert on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ MAX_V2_COMPONENTS = 40
 MAX_MODAL_TITLE = 45
 MAX_MODAL_COMPONENTS = 5
 MAX_AUTOCOMPLETE_CHOICES = 25
+MAX_ALLOWED_MENTIONS = 100  # users, and roles, a message may name in ``allowed_mentions``
 
 SELECT_TYPES = (3, 5, 6, 7, 8)
 LINK_STYLE = 5
@@ -303,9 +305,41 @@ def check_components(components: Any, flags: int) -> list[FieldError]:
     return unique
 
 
+def check_allowed_mentions(mentions: Any) -> list[FieldError]:
+    """Discord's allowed mentions object: at most 100 user ids and 100 role ids (a longer list
+    is refused as an invalid form body, the whole message with it), and ``users`` or ``roles``
+    not both listed and parsed."""
+    out: list[FieldError] = []
+    if not isinstance(mentions, dict):
+        return out
+    parse = mentions.get("parse") or []
+    for kind in ("users", "roles"):
+        ids = mentions.get(kind)
+        if not isinstance(ids, list):
+            continue
+        if len(ids) > MAX_ALLOWED_MENTIONS:
+            out.append(
+                FieldError(
+                    ("allowed_mentions", kind),
+                    "BASE_TYPE_MAX_LENGTH",
+                    f"Must be {MAX_ALLOWED_MENTIONS} or fewer in length.",
+                )
+            )
+        if ids and kind in parse:
+            out.append(
+                FieldError(
+                    ("allowed_mentions", "parse"),
+                    "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                    f'parse:["{kind}"] and {kind}: [ids] are mutually exclusive.',
+                )
+            )
+    return out
+
+
 def check_message(body: JSON, *, creating: bool, file_count: int) -> list[FieldError]:
     """Shape rules for a message create/edit body (interaction responses included)."""
     out: list[FieldError] = []
+    out.extend(check_allowed_mentions(body.get("allowed_mentions")))
     flags = int(body.get("flags") or 0)
     content = body.get("content")
     if content is not None and len(str(content)) > MAX_CONTENT:
@@ -392,3 +426,18 @@ def check_choices(data: JSON) -> list[FieldError]:
         if isinstance(choice.get("value"), str):
             _max_len(out, ("data", "choices", i, "value"), choice.get("value"), 100)
     return out
+
+
+USER_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+def pinged_users(content: str, allowed: Any) -> list[int]:
+    """The users a message pings, as Discord decides: those its content mentions, filtered by
+    its allowed mentions (absent: every mention in the content pings)."""
+    named = [int(m) for m in USER_MENTION.findall(content or "")]
+    if not isinstance(allowed, dict):
+        return list(dict.fromkeys(named))
+    if "users" in (allowed.get("parse") or []):
+        return list(dict.fromkeys(named))
+    listed = {int(u) for u in allowed.get("users") or []}
+    return list(dict.fromkeys(u for u in named if u in listed))

@@ -588,6 +588,8 @@ class FakeDiscordServer:
             flags=flags,
             tts=bool(body.get("tts", False)),
             created_at=self.state.clock(),
+            mentions=limits.pinged_users(str(body.get("content") or ""),
+                                         body.get("allowed_mentions")),
         )
         ref = body.get("message_reference")
         if isinstance(ref, dict) and ref.get("message_id"):
@@ -635,6 +637,7 @@ class FakeDiscordServer:
         msg.history.append(msg.snapshot())
         if "content" in body:
             msg.content = str(body.get("content") or "")
+            msg.mentions = limits.pinged_users(msg.content, body.get("allowed_mentions"))
         if "embeds" in body:
             msg.embeds = list(body.get("embeds") or [])
         if "components" in body:
@@ -659,6 +662,7 @@ class FakeDiscordServer:
             "embeds": body.get("embeds") if "embeds" in body else msg.embeds,
             "components": body.get("components") if "components" in body else msg.components,
             "flags": body.get("flags") if body.get("flags") is not None else msg.flags,
+            "allowed_mentions": body.get("allowed_mentions"),
         }
         if "attachments" in body:
             merged["attachments"] = body.get("attachments") or []

@@ -659,6 +659,7 @@ class FakeMessage:
     deleted: bool = False
     reactions: dict[str, set[int]] = field(default_factory=dict)
     nonce: str | None = None  # what the sender passed (see FakeDiscordState.nonce_window)
+    mentions: list[int] = field(default_factory=list)  # users it pinged (allowed_mentions)
 
     # -- convenience readers ------------------------------------------------------------------
     @property
@@ -1573,7 +1574,9 @@ class FakeDiscordState:
             "edited_timestamp": None if message.edited_at_ms is None else iso(message.edited_at_ms),
             "tts": message.tts,
             "mention_everyone": False,
-            "mentions": [],
+            "mentions": [
+                self.users[u].payload() for u in message.mentions if u in self.users
+            ],
             "mention_roles": [],
             "attachments": [a.payload() for a in message.attachments],
             "embeds": message.embeds,

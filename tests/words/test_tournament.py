@@ -139,14 +139,21 @@ def test_standings_lines(lang: str) -> None:
     t = info(tour.RUNNING, signup_open=False, round_no=3)
     lines = words.standings_lines(tr, t, BOARD)
     assert lines[0] == tr("tournament.line.swiss", rank=1, name=markup.name(SLY),
-                          points="2.5", buchholz="3.5", games=2, score=130)
-    assert lines[1] == tr("tournament.line.swiss", rank=2, name="Ann", points="2",
-                          buchholz="4.5", games=3, score=190)
+                          points=words.points_count(tr, 5), buchholz=words.points(7, tr),
+                          games=tr("tournament.n_games", count=2),
+                          score=tr("tournament.n_scored", count=130))
+    assert lines[1] == tr("tournament.line.swiss", rank=2, name="Ann",
+                          points=words.points_count(tr, 4), buchholz=words.points(9, tr),
+                          games=tr("tournament.n_games", count=3),
+                          score=tr("tournament.n_scored", count=190))
     assert lines[3].startswith("4. 99")  # someone no longer listed: by their number
     assert "[Free Nitro](https" not in "\n".join(lines)
     rr = replace(t, format=tour.ROUND_ROBIN)
     assert words.standings_lines(tr, rr, BOARD)[1] == tr(
-        "tournament.line.rr", rank=2, name="Ann", points="2", games=3, score=190)
+        "tournament.line.rr", rank=2, name="Ann", points=words.points_count(tr, 4),
+        games=tr("tournament.n_games", count=3), score=tr("tournament.n_scored", count=190))
+    if lang == "en":
+        assert lines[1] == "2. Ann: **2 points** · Buchholz 4.5 · 3 games · 190 points scored"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -155,9 +162,12 @@ def test_the_pictures_cells_and_headings(lang: str) -> None:
     gone = (Entrant(11, "Ann", 2), Entrant(12, SLY, None), Entrant(13, "Cat", None))
     t = info(tour.RUNNING, signup_open=False, round_no=3, entrants=gone)
     # The picture takes names as written; a withdrawn entrant is marked in words too.
-    assert words.standing_cells(tr, t, BOARD[0]) == ["1", SLY, "2.5", "3.5", "2", "130"]
+    half = tr("tournament.half", whole=2)  # 2.5, or 2,5 in French and Polish
+    assert words.standing_cells(tr, t, BOARD[0]) == ["1", SLY, half,
+                                                     tr("tournament.half", whole=3), "2", "130"]
     assert words.standing_cells(tr, t, BOARD[1]) == [
-        "2", tr("tournament.withdrawn", name="Ann"), "2", "4.5", "3", "190"]
+        "2", tr("tournament.withdrawn", name="Ann"), "2", tr("tournament.half", whole=4), "3",
+        "190"]
     assert words.headings(tr, t) == [
         tr("tournament.col.rank"), tr("tournament.col.player"), tr("tournament.col.points"),
         tr("tournament.col.buchholz"), tr("tournament.col.games"), tr("tournament.col.score")]
@@ -174,7 +184,7 @@ def test_the_alt_text_names_the_leaders(lang: str) -> None:
     assert CUP in alt  # alt text is read aloud, not rendered: the name as written
     assert str(len(BOARD)) in alt
     for s, name in zip(BOARD[:3], (SLY, "Ann", "Cat"), strict=True):
-        assert name in alt and words.points(s.points) in alt
+        assert name in alt and words.points_count(tr, s.points) in alt
     assert "99" not in alt  # the leaders only
     final = words.standings_alt(tr, replace(t, status=tour.OVER), BOARD, 3, final=True)
     assert final.startswith(words.standings_title(tr, t, 3, final=True))
@@ -214,3 +224,96 @@ def test_the_score_sheet_line_and_the_notices(lang: str) -> None:
         assert text != f"tournament.notice.{what}"  # a text of the catalogue
     listed = words.list_line(tr, info(tour.OVER, signup_open=False))
     assert markup.name(CUP) in listed and tr("tournament.status.over") in listed
+
+
+# --------------------------------------------------------------------------- issue #28
+
+
+@pytest.mark.parametrize(("lang", "half", "expected"), [
+    ("en", 2, "1 point"), ("en", 3, "1.5 points"), ("en", 4, "2 points"), ("en", 0, "0 points"),
+    ("fr", 2, "1 point"), ("fr", 3, "1,5 point"), ("fr", 4, "2 points"), ("fr", 0, "0 point"),
+    ("pl", 2, "1 pkt"), ("pl", 3, "1,5 pkt"), ("pl", 10, "5 pkt")])
+def test_points_read_in_each_languages_plural(lang: str, half: int, expected: str) -> None:
+    assert words.points_count(Text(lang), half) == expected
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_point_one_game_one_entrant_are_singular(lang: str) -> None:
+    """"with 1 points" (issue #28): every count goes through its plural table."""
+    tr = Text(lang)
+    t = info(tour.OVER, signup_open=False, round_no=1,
+             entrants=(Entrant(11, "Ann", None), Entrant(12, "Bob", None)))
+    board = [Standing(11, 2, 0, 1, 60, 0, 1), Standing(12, 0, 2, 1, 50, 0, 2)]
+    alt = words.standings_alt(tr, t, board, 1, final=True)
+    line = words.standings_lines(tr, t, board)[0]
+    assert words.points_count(tr, 2) in alt and words.points_count(tr, 2) in line
+    assert tr("tournament.n_games", count=1) in line
+    if lang == "en":
+        assert "Ann, 1 point;" in alt and "1 points" not in alt + line
+        assert "1 game " in line + " " and "1 games" not in line
+    assert words.list_line(tr, replace(t, entrants=t.entrants[:1])) == tr(
+        "tournament.list.line", id=7, name=markup.name(CUP), format=words.format_text(tr, t),
+        status=words.status_text(tr, t), count=1)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_medals_picture_text_and_alt_from_one_source(lang: str) -> None:
+    """A withdrawn entrant in the top three: no medal for them anywhere, the medals go to the
+    three best still in, and the alt text marks them "(withdrawn)" as the picture does."""
+    tr = Text(lang)
+    gone = (Entrant(11, "Ann", 2), Entrant(12, SLY, None), Entrant(13, "Cat", None),
+            Entrant(99, "Dee", None))
+    t = info(tour.OVER, signup_open=False, round_no=3, entrants=gone)
+    medals = words.medals(t, BOARD)
+    assert medals == {0: 0, 2: 1, 3: 2}  # Sly gold, Cat silver, Dee bronze; Ann none
+    podium = words.podium_text(tr, t, BOARD)
+    assert [line.split()[0] for line in podium.splitlines()[1:4]] == list(words.MEDALS)
+    assert "<@11>" not in podium and all(f"<@{u}>" in podium for u in (12, 13, 99))
+    alt = words.standings_alt(tr, t, BOARD, 3, final=True)
+    assert tr("tournament.withdrawn", name="Ann") in alt
+    assert alt.count("🥇") == 1 and "🥈" in alt and "🥉" not in alt  # the leaders: the first three
+    assert words.medals(t, BOARD, final=False) == {}
+    # Equal lines share their medal.
+    tied = [replace(BOARD[0], rank=1), replace(BOARD[2], rank=1), replace(BOARD[3], rank=3)]
+    assert words.medals(t, tied) == {0: 0, 1: 0, 2: 2}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_big_round_lists_what_fits_and_attaches_the_rest(lang: str) -> None:
+    tr = Text(lang)
+    t = info(tour.RUNNING, signup_open=False, round_no=1)
+    tables = [Table(1, i + 1, (10**17 + 2 * i, 10**17 + 2 * i + 1), 500 + i, None, None)
+              for i in range(80)]
+    lines = [words.table_line(tr, t, x, 10**18 + x.table_no) for x in tables]
+    assert not words.round_fits(tr, t, 1, lines)
+    text = words.round_text(tr, t, 1, lines, "round-1.txt")
+    assert len(text) <= words.ROOM and "round-1.txt" in text
+    shown = sum(line in text.splitlines() for line in lines)
+    assert 10 < shown < 80
+    assert tr("tournament.round.more", count=80 - shown, file="round-1.txt") in text
+    listed = words.round_list(tr, t, 1, tables)
+    assert all(tr("tournament.round.game", game=500 + i) in listed for i in range(80))
+    assert "<@" not in listed  # names, not mentions, in a file
+    few = lines[:3]
+    assert words.round_fits(tr, t, 1, few)
+    assert words.round_text(tr, t, 1, few).splitlines()[-3:] == few
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rules_state_the_tournaments_rules_caps_and_powers(lang: str) -> None:
+    """``/calico rules topic:tournaments`` (issue #28) says what withdrawing costs, the byes,
+    the tie-breaks, the caps (the model's own numbers) and who may do what."""
+    from bot.words import answers
+
+    tr = Text(lang)
+    assert "tournaments" in answers.RULE_TOPICS
+    text = answers.rules_text(tr, "tournaments")
+    assert len(text) <= 2000 and text == tr("rules.tournaments")
+    plain = text.replace(",", "").replace(" ", "").replace("\u202f", "")
+    assert str(tour.MAX_SWISS_ENTRANTS) in plain
+    for size, cap in tour.ROUND_ROBIN_ENTRANTS.items():
+        assert f"{cap}" in text and f"{size}" in text
+    assert str(tour.MAX_OPEN_PER_SERVER) in text and str(tour.MAX_ROUNDS) in text
+    for words_in in ("`/calico tournament leave`", "`timeout: computer`", "Buchholz",
+                     "`tournament:`", "`/calico admin`"):
+        assert words_in in text, words_in

@@ -1,6 +1,7 @@
 """Discord's life around games: threads and channels deleted, the bot removed from a server, a
-player leaving a server. Each listener tells the kernel and swallows its own errors, so one bad
-event never takes the bot (or another game) down."""
+player leaving a server. Each listener tells the core (:mod:`bot.core.leaving`, which tells the
+features: a tournament pauses, is cancelled, withdraws the member) and swallows its own errors,
+so one bad event never takes the bot (or another game) down."""
 
 from __future__ import annotations
 
@@ -47,11 +48,12 @@ class Events(CalicoCog):
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
-        await self._gone(payload.thread_id)
+        await self._gone(payload.thread_id, payload.guild_id)
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
-        await self._gone(channel.id)
+        # The server's settings naming it are cleared, and a tournament posting there pauses.
+        await self._gone(channel.id, channel.guild.id)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
@@ -68,9 +70,9 @@ class Events(CalicoCog):
         except Exception:
             log.exception("member_left(%s, %s) failed", payload.guild_id, payload.user.id)
 
-    async def _gone(self, channel_id: int) -> None:
+    async def _gone(self, channel_id: int, guild_id: int | None = None) -> None:
         try:
-            ended = await leaving.channel_gone(self.bot.kernel, channel_id)
+            ended = await leaving.channel_gone(self.bot.kernel, channel_id, guild_id)
             if ended:
                 log.info("channel %s deleted: games %s ended", channel_id, ended)
         except Exception:

@@ -108,6 +108,11 @@ class ServerAdmin(CalicoCog):
         kernel = self.bot.kernel
 
         async def work() -> Outgoing:
+            # A channel chosen here and deleted since was cleared (bot.core.servers): said once.
+            cleared = await servers.take_cleared(kernel, guild.id)
+            if cleared:
+                notes.insert(0, tr("hosting.cleared",
+                                   options=", ".join(f"`{name}`" for name in cleared)))
             if changes or reset:
                 server = await servers.update(kernel, guild.id, changes, (reset,) if reset else ())
                 log.info("server %s settings changed by %s: %s%s", guild.id,

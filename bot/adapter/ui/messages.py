@@ -62,7 +62,7 @@ async def started_message(tr: Text, game: GameInfo, first_seat: int) -> Outgoing
         view, names = public_view(game.state), terms.seat_names(game, tr)
         png = await images.table_image(tr, view, names)
         out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
-    if game.status is GameStatus.DRAFT:
+    if game.status is GameStatus.DRAFT or posts.table_without_lobby(game):
         out.ping = [s.user_id for s in game.seats if s.user_id and s.ai_level is None]
     elif 0 <= first_seat < len(game.seats):
         first = game.seats[first_seat]

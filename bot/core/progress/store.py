@@ -43,6 +43,7 @@ INSERT_ACHIEVEMENT = (
 SWAP_DELETE = ("DELETE FROM achievements WHERE user_id = ? AND achievement = ? AND game_id = ? "
                "RETURNING guild_id")
 RATING = f"SELECT {RATING_FIELDS} FROM ratings WHERE scope = ? AND player = ?"
+ORDINALS = "SELECT player, ordinal FROM ratings WHERE scope = ?"
 # Locked to the end of the transaction: two games rating one player apply in turn.
 RATING_FOR_UPDATE = RATING + " FOR UPDATE"
 UPSERT_RATING = (
@@ -128,6 +129,12 @@ async def swap_achievement(db: Database, user_id: int, game_id: int, old: str, n
 async def rating(db: Database, scope: int, player: str) -> RatingRow | None:
     rows = await db.fetch(RATING, (scope, player))
     return rating_row(rows[0]) if rows else None
+
+
+async def ordinals(db: Database, scope: int) -> dict[str, float]:
+    """Every rated player of a scope and their ordinal (a tournament's pairing reads them all
+    at once)."""
+    return {str(r[0]): float(r[1]) for r in await db.fetch(ORDINALS, (scope,))}
 
 
 async def rating_board(db: Database, scope: int, limit: int,

@@ -13,12 +13,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from bot.core.models import LobbyOptions
+from bot.core.models import LobbyOptions, ManagerError
 from bot.core.notices import Body, Part, declare, declare_part
 
 HOUR_MS = 3_600_000
 MAX_ROUNDS = 20
 MAX_ROUND_HOURS = 24 * 30  # a round lasts at most 30 days (as /calico tournament create)
+MAX_SIGNUP_HOURS = 24 * 30  # the sign-up stays open at most 30 days
+MAX_START_HOURS = 24 * 60  # round 1 starts at most 60 days from the tournament's creation
+MAX_NAME = 80
+MIN_TABLE, MAX_TABLE = 2, 4
+# Entrant caps (issue #28). A Swiss round of 1,024 is paired in a worker thread in well under a
+# second (benchmarks/bench_tournament.py); a round-robin is capped so that everyone meets
+# everyone within MAX_ROUNDS rounds (tests/core/tournament/test_pairing.py checks every count).
+MAX_SWISS_ENTRANTS = 1024
+ROUND_ROBIN_ENTRANTS = {2: 20, 3: 24, 4: 32}
+# Tournaments in sign-up or under way at once in one server (each posts in its channel).
+MAX_OPEN_PER_SERVER = 5
 
 
 class Format(StrEnum):
@@ -50,7 +61,7 @@ SIGNUP, RUNNING, PAUSED, OVER, CANCELLED = tuple(Status)
 
 class Refusal(StrEnum):
     """The :class:`~bot.core.models.ManagerError` codes of tournaments (the adapter words
-    each as ``error.<code>``)."""
+    each as ``error.<code>``, with the :class:`TournamentError` error's ``params``)."""
 
     UNKNOWN = "tournament_unknown"
     ORGANISER_ONLY = "tournament_organiser_only"
@@ -59,9 +70,31 @@ class Refusal(StrEnum):
     NOT_IN = "tournament_not_in"
     NOT_NOW = "tournament_not_now"
     BAD = "tournament_bad"
+    FULL = "tournament_full"  # params: count (the format's cap)
+    TOO_MANY = "tournament_too_many"  # params: count (the server's cap)
+    OPTION = "tournament_option"  # params: option, low, high (an option out of its range)
+    WHICH = "tournament_which"  # params: choices (several could be meant: name one)
+    NONE_OF_YOURS = "tournament_none_of_yours"  # nothing of the caller's to act on
 
 
-UNKNOWN, ORGANISER_ONLY, SIGNUP_CLOSED, ALREADY_IN, NOT_IN, NOT_NOW, BAD = tuple(Refusal)
+(UNKNOWN, ORGANISER_ONLY, SIGNUP_CLOSED, ALREADY_IN, NOT_IN, NOT_NOW, BAD, FULL, TOO_MANY,
+ OPTION, WHICH, NONE_OF_YOURS) = tuple(Refusal)
+
+
+class TournamentError(ManagerError):
+    """A tournament refusal with the numbers its words need (``params``: the cap reached, the
+    option and its range...)."""
+
+    def __init__(self, code: Refusal, message: str = "", **params: object) -> None:
+        super().__init__(code, message)
+        self.params = params
+
+
+def max_entrants(format: str, table_size: int) -> int:
+    """How many may sign up for a tournament of ``format`` at tables of ``table_size``."""
+    if format == ROUND_ROBIN:
+        return ROUND_ROBIN_ENTRANTS.get(table_size, ROUND_ROBIN_ENTRANTS[MIN_TABLE])
+    return MAX_SWISS_ENTRANTS
 
 
 # --------------------------------------------------------------------------- views
@@ -193,6 +226,8 @@ class PostKind(StrEnum):
     PAUSED = "paused"
     RESUMED = "resumed"
     TOO_FEW = "too_few"  # cancelled at the start: fewer than two entrants
+    CHANNEL_GONE = "channel_gone"  # by DM to the organiser: its channel was deleted, paused
+    NO_ACCESS = "no_access"  # by DM to the organiser: the bot may no longer post there
 
 
 @declare("tournament")

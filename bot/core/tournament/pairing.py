@@ -20,12 +20,18 @@ cannot be avoided the fewest are taken, greedily. Tables of three or four are as
 count allows (seven players at tables of three: 3, 2, 2), with no bye.
 
 **Round-robin** (:func:`round_robin`): two-player tables follow the circle method (everyone
-meets everyone once, a bye each round for an odd count); larger tables are filled greedily with
-the players who still have the most opponents to meet, until every pair has met.
+meets everyone once, a bye each round for an odd count); larger tables are filled greedily, each
+headed by the player with the most opponents still to meet among those not yet seated and filled
+with those who met fewest of the table, a few seatings tried per round (a fixed seed: the same
+entrants always get the same schedule) and the one meeting the most new pairs kept, until every
+pair has met. O(n³) for n entrants (O(n²) a round); within the entrant caps of
+:mod:`bot.core.tournament.model` it takes at most 20 rounds (``tests/core/tournament/
+test_pairing.py`` checks every count) and milliseconds (``benchmarks/bench_tournament.py``).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -257,41 +263,82 @@ def swiss_round(seeds: Sequence[Seed], played: Iterable[Played], table_size: int
     return Pairing(tuple(tables), None, _repeats(tables, met))
 
 
+def next_swiss(active: Sequence[int], played: Sequence[Played], ratings: dict[int, float],
+               table_size: int = 2) -> Pairing:
+    """The next Swiss round of the players still in (``active``) from the tables played:
+    their standings, then :func:`swiss_round` (``ratings``: by user id, to order equal
+    points). Pure, and picklable in and out: the tournament runs it off the event loop."""
+    board = {s.user_id: s for s in standings(active, played)}
+    seeds = [Seed(uid, board[uid].points, ratings.get(uid, 0.0), board[uid].byes)
+             for uid in active]
+    return swiss_round(seeds, played, table_size)
+
+
 # --------------------------------------------------------------------------- round-robin
 
 
 def round_robin(players: Sequence[int], table_size: int = 2) -> list[Pairing]:
-    """The whole fixed schedule for ``players`` (in sign-up order), round by round."""
+    """The whole fixed schedule for ``players`` (in sign-up order), round by round, until every
+    pair has met (see the module docstring)."""
     ids = list(players)
     if len(ids) < 2:
         return []
     if table_size <= 2:
         return _circle(ids)
-    unmet = {frozenset(p) for p in combinations(ids, 2)}
-    rounds: list[Pairing] = []
+    unmet = {u: set(ids) - {u} for u in ids}
     sizes = table_sizes(len(ids), table_size)
-    while unmet and len(rounds) < len(ids):
-        free = list(ids)
-        tables = []
-        for size in sizes:
-            head = max(free, key=lambda u: (_owed(u, free, unmet), -free.index(u)))
-            free.remove(head)
-            table = [head]
-            while len(table) < size:
-                nxt = max(free, key=lambda u: (sum(frozenset((u, x)) in unmet for x in table),
-                                               _owed(u, free, unmet), -free.index(u)))
-                free.remove(nxt)
-                table.append(nxt)
-            tables.append(tuple(table))
-        for t in tables:
-            unmet -= {frozenset(p) for p in combinations(t, 2)}
-        rounds.append(Pairing(tuple(tables)))
+    rounds: list[Pairing] = []
+    rng = random.Random(len(ids) * 8 + table_size)  # fixed: the schedule is a function
+    # A round meets at least one new pair while any is left, so this bound is never reached.
+    while any(unmet.values()) and len(rounds) < len(ids) * len(ids):
+        best: tuple[int, list[tuple[int, ...]]] | None = None
+        for attempt in range(ATTEMPTS):
+            jitter = {u: rng.random() if attempt else 0.0 for u in ids}
+            found = _rr_round(ids, sizes, unmet, jitter)
+            if best is None or found[0] > best[0]:
+                best = found
+        assert best is not None
+        for t in best[1]:
+            for a, b in combinations(t, 2):
+                unmet[a].discard(b)
+                unmet[b].discard(a)
+        rounds.append(Pairing(tuple(best[1])))
     return rounds
 
 
-def _owed(u: int, free: list[int], unmet: set[frozenset[int]]) -> int:
-    """How many of the still free players ``u`` has yet to meet."""
-    return sum(frozenset((u, o)) in unmet for o in free if o != u)
+ATTEMPTS = 6  # seatings tried per round-robin round (the one meeting most new pairs is kept)
+
+
+def _rr_round(ids: list[int], sizes: list[int], unmet: dict[int, set[int]],
+              jitter: dict[int, float]) -> tuple[int, list[tuple[int, ...]]]:
+    """One round-robin round, greedily: each table is headed by the free player with the most
+    free opponents still to meet, and filled with those who met fewest of the table. Returns
+    (new pairs met, tables). ``owed`` (unmet opponents still free) is kept up to date as
+    players sit down, so a round costs O(n²) and a schedule O(n³)."""
+    order = {u: i for i, u in enumerate(ids)}
+    free = set(ids)
+    owed = {u: len(unmet[u]) for u in ids}
+
+    def sit(u: int) -> None:
+        free.discard(u)
+        for o in unmet[u]:
+            if o in free:
+                owed[o] -= 1
+
+    tables: list[tuple[int, ...]] = []
+    gained = 0
+    for size in sizes:
+        head = max(free, key=lambda u: (owed[u], jitter[u], -order[u]))
+        sit(head)
+        table = [head]
+        while len(table) < size:
+            nxt = max(free, key=lambda u: (sum(x in unmet[u] for x in table), owed[u],
+                                           jitter[u], -order[u]))
+            gained += sum(x in unmet[nxt] for x in table)
+            sit(nxt)
+            table.append(nxt)
+        tables.append(tuple(table))
+    return gained, tables
 
 
 def _circle(ids: list[int]) -> list[Pairing]:

@@ -89,6 +89,18 @@ async def round_tables(k: Kernel, tournament_id: int, round_no: int, *,
     return await k.wait_until(store.topic(tournament_id), read, opened, wait)
 
 
+async def posted(k: Kernel, tournament_id: int, timeout: float) -> TournamentInfo:
+    """The tournament once its sign-up message is posted, or once it is no longer in its
+    sign-up (paused: the post was refused), or as it stands after ``timeout`` seconds."""
+    async def read(_fresh: bool) -> TournamentInfo:
+        return await get(k, tournament_id)
+
+    def ready(t: TournamentInfo) -> bool:
+        return t.message_id is not None or t.status != SIGNUP
+
+    return await k.wait_until(store.topic(tournament_id), read, ready, timeout)
+
+
 async def listed(k: Kernel, guild_id: int, limit: int = 10) -> list[TournamentInfo]:
     """A server's tournaments, newest first."""
     return [info(r, await store.entrants(k.store, r.id), k.now_ms())
@@ -130,6 +142,14 @@ def post(row: TournamentRow, index: int, what: PostKind, round_no: int | None = 
                        channel_id=row.channel_id)
 
 
+def dm(row: TournamentRow, index: int, what: PostKind, user_id: int) -> NoticeDraft:
+    """A private message about the tournament (to its organiser: its channel was lost),
+    queued with the step that writes the next version."""
+    body = Post(tournament=row.id, what=what, guild_id=row.guild_id)
+    return NoticeDraft(body.kind, user_id, 0, encode(body), f"t{row.id}.{row.version + 1}.{index}",
+                       channel_id=row.channel_id)
+
+
 def write(row: TournamentRow, now: int, **columns: Any) -> TournamentWrite:
     """An empty step of ``row`` at its version, setting ``columns``."""
     return TournamentWrite(row.id, row.version, now, dict(columns))
@@ -144,6 +164,7 @@ async def step(k: Kernel, tournament_id: int, change: Change[T]) -> T:
         w, result = await change(found)
         if w is not None:
             await store.write(k.store, w)
+            k.changed(store.topic(tournament_id))  # (other processes: the write notifies)
         return result
 
     async with k.lock(store.topic(tournament_id)):

@@ -1,15 +1,19 @@
 """What people do to a tournament: the organiser creates it (its sign-up message queued),
 players join and leave until the sign-up closes (the organiser may close it early), a player
 withdraws (or is removed) while it runs, the organiser pauses, resumes or cancels it. Each is
-one versioned step (:func:`bot.core.tournament.records.step`).
+one versioned step (:func:`bot.core.tournament.records.step`), and each step that changes what
+the sign-up message shows queues its edit (a Join click edits it in its own answer).
 
 Withdrawing drops a player from later rounds; their seats in open games become computer
-players (:func:`bot.core.leaving.leave_game`).
+players (:func:`bot.core.leaving.leave_game`), and those games count as lost for them
+(:mod:`bot.core.tournament.rounds`). Who may act for the organiser is the caller's business
+(``privileged``: the adapter passes server managers).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -25,21 +29,33 @@ from bot.core.tournament.model import (
     BAD,
     CANCELLED,
     FORMATS,
+    FULL,
     HOUR_MS,
+    MAX_NAME,
+    MAX_OPEN_PER_SERVER,
     MAX_ROUND_HOURS,
     MAX_ROUNDS,
+    MAX_SIGNUP_HOURS,
+    MAX_START_HOURS,
+    MAX_TABLE,
+    MIN_TABLE,
     NOT_IN,
     NOT_NOW,
+    OPTION,
     ORGANISER_ONLY,
     PAUSED,
     RUNNING,
     SIGNUP,
     SIGNUP_CLOSED,
+    TOO_MANY,
+    UNKNOWN,
     EntrantRow,
     PostKind,
     Spec,
+    TournamentError,
     TournamentInfo,
     TournamentRow,
+    max_entrants,
 )
 from bot.core.tournament.store import TournamentWrite
 
@@ -49,16 +65,40 @@ def _check_organiser(row: TournamentRow, by_user_id: int, privileged: bool) -> N
         raise ManagerError(ORGANISER_ONLY, "only the organiser can do that")
 
 
+def _in_range(option: str, value: float, low: float, high: float) -> None:
+    """Refuse an option out of its range, naming it (NaN is out of every range)."""
+    if not low <= value <= high:
+        raise TournamentError(OPTION, f"{option} out of range", option=option, low=round(low),
+                      high=round(high))
+
+
+def check_spec(spec: Spec, name: str, now: int) -> None:
+    """Each of the organiser's choices in its range, the option named as
+    ``/calico tournament create`` names it (Discord's client keeps to these ranges; the API
+    does not)."""
+    if spec.format not in FORMATS:
+        raise ManagerError(BAD, f"unknown format {spec.format!r}")
+    _in_range("name", len(name), 1, MAX_NAME)
+    _in_range("table_size", spec.table_size, MIN_TABLE, MAX_TABLE)
+    _in_range("rounds", spec.rounds, 1, MAX_ROUNDS)
+    _in_range("signup_hours", (spec.signup_ends_at - now) / HOUR_MS, 0, MAX_SIGNUP_HOURS)
+    if not spec.signup_ends_at <= spec.starts_at <= now + MAX_START_HOURS * HOUR_MS:
+        # Round 1 starts no earlier than the sign-up's end.
+        raise TournamentError(OPTION, "start_hours out of range", option="start_hours",
+                              low=math.ceil((spec.signup_ends_at - now) / HOUR_MS),
+                              high=MAX_START_HOURS)
+    if not 0 < spec.round_hours <= MAX_ROUND_HOURS:  # False for NaN too
+        raise TournamentError(OPTION, "round_hours out of range", option="round_hours", low=1,
+                      high=MAX_ROUND_HOURS)
+
+
 async def create(k: Kernel, organiser: UserRef, guild_id: int, channel_id: int,
                  spec: Spec) -> TournamentInfo:
-    """A new tournament in its sign-up, with its sign-up message queued (one transaction)."""
+    """A new tournament in its sign-up, with its sign-up message queued (one transaction);
+    refused past :data:`~bot.core.tournament.model.MAX_OPEN_PER_SERVER` open in the server."""
     now = k.now_ms()
     name = " ".join(spec.name.split())
-    if not 1 <= len(name) <= 80 or spec.format not in FORMATS \
-            or not 2 <= spec.table_size <= 4 or not 1 <= spec.rounds <= MAX_ROUNDS \
-            or not now <= spec.signup_ends_at <= spec.starts_at \
-            or not 0 < spec.round_hours <= MAX_ROUND_HOURS:  # False for NaN too
-        raise ManagerError(BAD, "name, format, size, rounds or times out of range")
+    check_spec(spec, name, now)
     try:
         # Every table starts at once: no lobby race for the first player.
         options = LobbyOptions.model_validate({
@@ -73,7 +113,9 @@ async def create(k: Kernel, organiser: UserRef, guild_id: int, channel_id: int,
     def notices(tid: int) -> list[NoticeDraft]:
         return [records.post(replace(row, id=tid), 0, PostKind.SIGNUP, version=0)]
 
-    tid = await store.create(k.store, row, notices)
+    tid = await store.create(k.store, row, notices, MAX_OPEN_PER_SERVER)
+    if not tid:
+        raise TournamentError(TOO_MANY, "too many open tournaments", count=MAX_OPEN_PER_SERVER)
     return await records.get(k, tid)
 
 
@@ -87,43 +129,64 @@ async def attach_message(k: Kernel, tournament_id: int, message_id: int) -> None
     await records.step(k, tournament_id, change)
 
 
-async def join(k: Kernel, tournament_id: int, user: UserRef) -> TournamentInfo:
+async def join(k: Kernel, tournament_id: int, user: UserRef,
+               guild_id: int | None = None) -> TournamentInfo:
+    """Sign up (a Join click; ``guild_id``: the server it came from, which must be the
+    tournament's). TournamentError once the format's entrant cap is reached."""
     now = k.now_ms()
 
     async def change(row: TournamentRow) -> tuple[TournamentWrite | None, None]:
+        if guild_id is not None and guild_id != row.guild_id:
+            raise ManagerError(UNKNOWN, "another server's tournament")
         if row.status != SIGNUP or now >= row.signup_ends_at:
             raise ManagerError(SIGNUP_CLOSED, "sign-up is closed")
-        if any(e.user_id == user.id for e in await store.entrants(k.store, row.id)):
+        entrants = await store.entrants(k.store, row.id)
+        if any(e.user_id == user.id for e in entrants):
             raise ManagerError(ALREADY_IN, "you are signed up already")
+        cap = max_entrants(row.format, row.table_size)
+        if len(entrants) >= cap:
+            raise TournamentError(FULL, "the tournament is full", count=cap)
         w = records.write(row, now)
         w.add_entrants.append(EntrantRow(row.id, user.id, user.name[:80], now))
+        # The click's answer edits the message at once; this edit, after every join, keeps
+        # it right when clicks cross (a burst of them is edited once: the delivery skips an
+        # edit showing nothing new).
+        w.notices.append(records.post(row, 0, PostKind.SIGNUP))
         return w, None
 
     await records.step(k, tournament_id, change)
     return await records.get(k, tournament_id)
 
 
-async def leave(k: Kernel, tournament_id: int, user_id: int) -> TournamentInfo:
+async def leave(k: Kernel, tournament_id: int, user_id: int,
+                guild_id: int | None = None) -> TournamentInfo:
     """Leave the sign-up, or withdraw from a tournament under way."""
-    return await _drop(k, tournament_id, user_id)
+    return await drop(k, tournament_id, user_id, guild_id=guild_id)
 
 
 async def remove(k: Kernel, tournament_id: int, by_user_id: int, user_id: int,
                  privileged: bool = False) -> TournamentInfo:
     """The organiser removes an entrant (as :func:`leave`)."""
     _check_organiser(await records.row(k, tournament_id), by_user_id, privileged)
-    return await _drop(k, tournament_id, user_id)
+    return await drop(k, tournament_id, user_id)
 
 
-async def _drop(k: Kernel, tournament_id: int, user_id: int) -> TournamentInfo:
+async def drop(k: Kernel, tournament_id: int, user_id: int, *,
+               guild_id: int | None = None) -> TournamentInfo:
+    """An entrant out: gone from the sign-up, or withdrawn from a tournament under way (never
+    paired again; their open game's seat becomes a computer and the game counts as lost for
+    them). The sign-up message is edited."""
     now = k.now_ms()
 
     async def change(row: TournamentRow) -> tuple[TournamentWrite | None, int | None]:
+        if guild_id is not None and guild_id != row.guild_id:
+            raise ManagerError(UNKNOWN, "another server's tournament")
         entrant = next((e for e in await store.entrants(k.store, row.id)
                         if e.user_id == user_id), None)
         if entrant is None or entrant.withdrawn is not None:
             raise ManagerError(NOT_IN, "not an entrant")
         w = records.write(row, now)
+        w.notices.append(records.post(row, 0, PostKind.SIGNUP))
         if row.status == SIGNUP:
             w.remove_entrants.append(user_id)
             return w, None
@@ -161,18 +224,21 @@ async def close_signup(k: Kernel, tournament_id: int, by_user_id: int,
 async def pause(k: Kernel, tournament_id: int, by_user_id: int, paused: bool,
                 privileged: bool = False) -> TournamentInfo:
     """Pause a running tournament (no round starts or ends), or resume it (a deadline that
-    passed meanwhile starts again from now)."""
+    passed meanwhile starts again from now; one paused in its sign-up, because its channel
+    was lost, goes back to it)."""
     now = k.now_ms()
 
     async def change(row: TournamentRow) -> tuple[TournamentWrite | None, None]:
         _check_organiser(row, by_user_id, privileged)
         if row.status != (RUNNING if paused else PAUSED):
             raise ManagerError(NOT_NOW, "not running" if paused else "not paused")
-        cols: dict[str, Any] = {"status": PAUSED if paused else RUNNING}
-        if not paused and (row.round_deadline_at or 0) <= now:
+        cols: dict[str, Any] = {"status": PAUSED if paused else
+                                (RUNNING if row.round else SIGNUP)}
+        if not paused and row.round and (row.round_deadline_at or 0) <= now:
             cols["round_deadline_at"] = now + int(row.round_hours * HOUR_MS)
         w = records.write(row, now, **cols)
-        w.notices.append(records.post(row, 0, PostKind.PAUSED if paused else PostKind.RESUMED))
+        w.notices += [records.post(row, 0, PostKind.PAUSED if paused else PostKind.RESUMED),
+                      records.post(row, 1, PostKind.SIGNUP)]
         return w, None
 
     await records.step(k, tournament_id, change)

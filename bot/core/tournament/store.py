@@ -18,7 +18,16 @@ from typing import Any
 from bot.core.storage import Database, GameStep, NoticeDraft, StaleWriteError
 from bot.core.storage.plans import queue_notices
 from bot.core.storage.sql import ACTIVE, checked, versioned_update
-from bot.core.storage.steps import Plan, Row, execute, execute_many, fetch_one, notify
+from bot.core.storage.steps import (
+    Plan,
+    Rollback,
+    Row,
+    execute,
+    execute_many,
+    fetch_one,
+    lock,
+    notify,
+)
 from bot.core.tournament.model import EntrantRow, TableRow, TournamentRow
 
 # Columns a TournamentWrite may set (interpolated into SQL, so only these are accepted).
@@ -61,9 +70,16 @@ INSERT = (f"INSERT INTO tournaments ({NEW_COLUMNS}) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
 ONE = f"SELECT {FIELDS} FROM tournaments WHERE id = ?"
 OF_GUILD = f"SELECT {FIELDS} FROM tournaments WHERE guild_id = ? ORDER BY id DESC LIMIT ?"
-# Sign-ups whose start came, and every running tournament (their rounds are checked).
+OPEN = "status IN ('signup', 'running', 'paused')"
+OPEN_OF_GUILD = f"SELECT {FIELDS} FROM tournaments WHERE guild_id = ? AND {OPEN} ORDER BY id"
+OPEN_OF_CHANNEL = (f"SELECT {FIELDS} FROM tournaments WHERE channel_id = ? AND {OPEN} "
+                   "ORDER BY id")
+COUNT_OPEN = f"SELECT count(*) FROM tournaments WHERE guild_id = ? AND {OPEN}"
+# Sign-ups whose start came or whose sign-up just ended at its time (its message not edited
+# since), and every running tournament (their rounds are checked).
 DUE = (f"SELECT {FIELDS} FROM tournaments WHERE "
-       "(status = 'signup' AND starts_at <= ?) OR status = 'running' ORDER BY id")
+       "(status = 'signup' AND (starts_at <= ? OR (signup_ends_at <= ? "
+       "AND updated_at < signup_ends_at))) OR status = 'running' ORDER BY id")
 ENTRANTS = (f"SELECT {ENTRANT_FIELDS} FROM tournament_entrants WHERE tournament_id = ? "
             "ORDER BY joined_at, user_id")
 INSERT_ENTRANT = f"INSERT INTO tournament_entrants ({ENTRANT_FIELDS}) VALUES (?, ?, ?, ?, ?)"
@@ -104,9 +120,16 @@ def table_row(r: Row) -> TableRow:
 # --------------------------------------------------------------------------- transactions
 
 
-def create_plan(t: TournamentRow,
-                notices: Callable[[int], Sequence[NoticeDraft]]) -> Plan[int]:
-    """A new tournament and its first notices (``notices`` makes them from its id)."""
+def create_plan(t: TournamentRow, notices: Callable[[int], Sequence[NoticeDraft]],
+                cap: int | None = None) -> Plan[int]:
+    """A new tournament and its first notices (``notices`` makes them from its id); 0 (nothing
+    stored) when its server has ``cap`` open already (counted under a lock: two creates at
+    once count one after the other)."""
+    if cap is not None:
+        yield from lock(f"tournaments:{t.guild_id}")
+        counted = yield from fetch_one(COUNT_OPEN, t.guild_id)
+        if counted is not None and int(counted[0]) >= cap:
+            raise Rollback(0)
     row = yield from fetch_one(
         INSERT, t.guild_id, t.channel_id, t.organiser_id, t.name, t.format, t.rounds,
         t.table_size, t.options, t.signup_ends_at, t.starts_at, t.round_hours, t.status,
@@ -135,6 +158,7 @@ def write_plan(w: TournamentWrite) -> Plan[int]:
         for t in w.tables])
     for round_no, table, outcome in w.outcomes:
         yield from execute(SET_OUTCOME, outcome, tid, round_no, table)
+    yield from notify(f"x:{topic(tid)}")  # other processes' waiters (Kernel.wait_until)
     return (yield from queue_notices(w.notices, w.now))
 
 
@@ -159,12 +183,13 @@ def link_table(tournament_id: int, round_no: int, table_no: int) -> GameStep:
 
 
 async def create(db: Database, row: TournamentRow,
-                 notices: Callable[[int], Sequence[NoticeDraft]]) -> int:
+                 notices: Callable[[int], Sequence[NoticeDraft]], cap: int | None = None) -> int:
     """Store a new tournament (``row.id`` ignored) with the notices ``notices`` makes from
-    its id, in one transaction; returns the id."""
-    tid = await db.transact(create_plan(row, notices))
-    db.notices_added.set()
-    return tid
+    its id, in one transaction; returns the id (0: its server has ``cap`` open already)."""
+    tid = await db.transact(create_plan(row, notices, cap))
+    if tid:
+        db.notices_added.set()
+    return int(tid)
 
 
 async def write(db: Database, w: TournamentWrite) -> int:
@@ -187,8 +212,17 @@ async def of_guild(db: Database, guild_id: int, limit: int) -> list[TournamentRo
 
 
 async def due(db: Database, now: int) -> list[TournamentRow]:
-    """Sign-ups whose start time came, and every running tournament."""
-    return [tournament_row(r) for r in await db.fetch(DUE, (now,))]
+    """Sign-ups whose start time came or whose sign-up just ended, and every running
+    tournament."""
+    return [tournament_row(r) for r in await db.fetch(DUE, (now, now))]
+
+
+async def open_of(db: Database, *, guild_id: int | None = None,
+                  channel_id: int | None = None) -> list[TournamentRow]:
+    """A server's (or a channel's) tournaments in sign-up or under way, oldest first."""
+    if channel_id is not None:
+        return [tournament_row(r) for r in await db.fetch(OPEN_OF_CHANNEL, (channel_id,))]
+    return [tournament_row(r) for r in await db.fetch(OPEN_OF_GUILD, (guild_id,))]
 
 
 async def entrants(db: Database, tournament_id: int) -> list[EntrantRow]:

@@ -58,25 +58,31 @@ def load(lang: str) -> dict[str, Entry]:
     return merged
 
 
-def plural_form(lang: str, n: int) -> str:
-    """The CLDR plural category of ``n`` in ``lang`` (the subset these languages use)."""
+def plural_form(lang: str, n: float) -> str:
+    """The CLDR plural category of ``n`` in ``lang`` (the subset these languages use). A
+    fraction (half points: 1.5) is "other" in English and Polish, and "one" in French below
+    2 ("1,5 point"); Polish tables, which have no "other", fall back to "many"."""
     n = abs(n)
+    whole = n == int(n)
     if lang == "pl":
-        if n == 1:
+        if not whole:
+            return "other"
+        i = int(n)
+        if i == 1:
             return "one"
-        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        if 2 <= i % 10 <= 4 and not 12 <= i % 100 <= 14:
             return "few"
         return "many"
     if lang == "fr":
-        return "one" if n in (0, 1) else "other"
-    return "one" if n == 1 else "other"
+        return "one" if n < 2 else "other"
+    return "one" if n == 1 and whole else "other"
 
 
 def _pick(entry: Entry, lang: str, kwargs: dict[str, Any]) -> str:
     if isinstance(entry, str):
         return entry
     count = kwargs.get("count", 0)
-    form = plural_form(lang, int(count) if isinstance(count, int | float) else 0)
+    form = plural_form(lang, count if isinstance(count, int | float) else 0)
     return entry.get(form) or entry.get("other") or entry.get("many") or next(iter(entry.values()))
 
 

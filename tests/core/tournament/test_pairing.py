@@ -9,6 +9,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.core.tournament.model import MAX_ROUNDS, ROUND_ROBIN, max_entrants
 from bot.core.tournament.pairing import (
     Played,
     Seed,
@@ -156,3 +157,20 @@ def test_round_robin_covers_every_pair(n: int, size: int) -> None:
     if size == 2:
         assert set(count.values()) == {1} and len(schedule) == n - 1 + n % 2
     assert round_robin(ids, size) == schedule  # a fixed schedule
+
+
+def test_every_round_robin_within_the_cap_fits_the_rounds_allowed() -> None:
+    """Every entrant count up to the cap of its table size (issue #28): everyone meets
+    everyone within :data:`~bot.core.tournament.model.MAX_ROUNDS` rounds, everyone seated
+    each round."""
+    for size in (2, 3, 4):
+        cap = max_entrants(ROUND_ROBIN, size)
+        for n in range(2, cap + 1):
+            ids = list(range(1, n + 1))
+            schedule = round_robin(ids, size)
+            assert 1 <= len(schedule) <= MAX_ROUNDS, (size, n, len(schedule))
+            met = {frozenset(p) for r in schedule for t in r.tables for p in combinations(t, 2)}
+            assert len(met) == n * (n - 1) // 2, (size, n)
+            for r in schedule:
+                seated = [u for t in r.tables for u in t] + ([r.bye] if r.bye else [])
+                assert sorted(seated) == ids

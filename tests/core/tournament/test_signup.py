@@ -58,23 +58,30 @@ async def test_create_opens_the_sign_up_and_queues_its_message(manager: Manager,
     assert [x.id for x in await records.listed(manager.kernel, GUILD)] == [t.id]
 
 
-def bad_specs(s: tour.Spec, now: int) -> dict[str, tour.Spec]:
-    """Each setting just out of range (the rest as in ``s``)."""
+def bad_specs(s: tour.Spec, now: int) -> dict[str, tuple[tour.Spec, str | None]]:
+    """Each setting just out of range (the rest as in ``s``), with the option the refusal
+    names (issue #28; None: no single option is to blame)."""
     return {
-        "empty name": replace(s, name=""),
-        "blank name": replace(s, name=" \n\t "),
-        "name of 81": replace(s, name="x" * 81),
-        "unknown format": replace(s, format="knockout"),
-        "tables of 1": replace(s, table_size=1),
-        "tables of 5": replace(s, table_size=5),
-        "no round": replace(s, rounds=0),
-        "21 rounds": replace(s, rounds=tour.MAX_ROUNDS + 1),
-        "sign-up ended already": replace(s, signup_ends_at=now - 1),
-        "start before the sign-up ends": replace(s, starts_at=s.signup_ends_at - 1),
-        "rounds of no time": replace(s, round_hours=0.0),
-        "rounds of negative time": replace(s, round_hours=-1.0),
-        "rounds over 30 days": replace(s, round_hours=tour.MAX_ROUND_HOURS + 1),
-        "options that do not fit the table": replace(s, options=opts(lower_variance=True)),
+        "empty name": (replace(s, name=""), "name"),
+        "blank name": (replace(s, name=" \n\t "), "name"),
+        "name of 81": (replace(s, name="x" * 81), "name"),
+        "unknown format": (replace(s, format="knockout"), None),
+        "tables of 1": (replace(s, table_size=1), "table_size"),
+        "tables of 5": (replace(s, table_size=5), "table_size"),
+        "no round": (replace(s, rounds=0), "rounds"),
+        "21 rounds": (replace(s, rounds=tour.MAX_ROUNDS + 1), "rounds"),
+        "sign-up ended already": (replace(s, signup_ends_at=now - 1), "signup_hours"),
+        "sign-up over 30 days": (replace(s, signup_ends_at=now + 721 * tour.HOUR_MS,
+                                         starts_at=now + 722 * tour.HOUR_MS), "signup_hours"),
+        "start before the sign-up ends": (replace(s, starts_at=s.signup_ends_at - 1),
+                                          "start_hours"),
+        "start over 60 days": (replace(s, starts_at=now + 1441 * tour.HOUR_MS), "start_hours"),
+        "rounds of no time": (replace(s, round_hours=0.0), "round_hours"),
+        "rounds of negative time": (replace(s, round_hours=-1.0), "round_hours"),
+        "rounds over 30 days": (replace(s, round_hours=tour.MAX_ROUND_HOURS + 1),
+                                "round_hours"),
+        "options that do not fit the table": (replace(s, options=opts(lower_variance=True)),
+                                              None),
     }
 
 
@@ -82,19 +89,29 @@ async def test_every_setting_out_of_range_is_refused(manager: Manager,
                                                      clock: FakeClock) -> None:
     base = spec(clock, size=3)
     now = to_ms(clock.now())
-    for what, bad in bad_specs(base, now).items():
+    for what, (bad, option) in bad_specs(base, now).items():
         with pytest.raises(ManagerError) as caught:
             await signup.create(manager.kernel, ORGANISER, GUILD, CHANNEL, bad)
-        assert caught.value.code == tour.BAD, what
+        if option is None:
+            assert caught.value.code == tour.BAD, what
+        else:
+            # The refusal names the option and its range.
+            assert isinstance(caught.value, tour.TournamentError), what
+            assert caught.value.code == tour.OPTION, what
+            assert caught.value.params["option"] == option, what
+            assert {"low", "high"} <= set(caught.value.params), what
     assert await records.listed(manager.kernel, GUILD) == []
     assert await posts(manager) == []
-    # The bounds themselves are accepted.
-    for change in ({"name": "x" * 80}, {"rounds": tour.MAX_ROUNDS}, {"rounds": 1},
-                   {"table_size": 2}, {"table_size": 4}, {"signup_ends_at": now},
-                   {"starts_at": base.signup_ends_at}, {"round_hours": 0.5},
-                   {"round_hours": tour.MAX_ROUND_HOURS}):
-        await signup.create(manager.kernel, ORGANISER, GUILD, CHANNEL, replace(base, **change))
-    assert len(await records.listed(manager.kernel, GUILD, limit=20)) == 9
+    # The bounds themselves are accepted (each in a server of its own: a server has at most
+    # MAX_OPEN_PER_SERVER open).
+    changes = ({"name": "x" * 80}, {"rounds": tour.MAX_ROUNDS}, {"rounds": 1},
+               {"table_size": 2}, {"table_size": 4}, {"signup_ends_at": now},
+               {"starts_at": base.signup_ends_at}, {"round_hours": 0.5},
+               {"round_hours": tour.MAX_ROUND_HOURS})
+    for i, change in enumerate(changes):
+        await signup.create(manager.kernel, ORGANISER, GUILD + 1 + i, CHANNEL,
+                            replace(base, **change))
+        assert len(await records.listed(manager.kernel, GUILD + 1 + i)) == 1
 
 
 @pytest.mark.parametrize("hours", [math.nan, math.inf, 1e20])
@@ -105,7 +122,7 @@ async def test_a_round_time_the_bot_cannot_count_is_refused(sqlite_manager: Mana
     first deadline (NaN, infinity, or more milliseconds than the database holds)."""
     m = sqlite_manager
     s = replace(spec(clock), round_hours=hours)
-    await refused(signup.create(m.kernel, ORGANISER, GUILD, CHANNEL, s), tour.BAD)
+    await refused(signup.create(m.kernel, ORGANISER, GUILD, CHANNEL, s), tour.OPTION)
     assert await records.listed(m.kernel, GUILD) == []
 
 
@@ -142,6 +159,21 @@ async def test_joining_twice_is_refused_and_changes_nothing(manager: Manager,
     after = await records.get(manager.kernel, t.id)
     assert after.version == t.version and after.entrants == t.entrants
     assert await posts(manager) == before
+
+
+async def test_a_join_from_another_server_is_refused_and_changes_nothing(
+        manager: Manager, clock: FakeClock) -> None:
+    """Issue #28: a Join click carrying another server (only a hand-made client sends one)
+    reads as an unknown tournament there; the sign-up is unchanged."""
+    t = await signed_up(manager, clock, 2)
+    before = await posts(manager)
+    await refused(signup.join(manager.kernel, t.id, PEOPLE[5], GUILD + 1), tour.UNKNOWN)
+    after = await records.get(manager.kernel, t.id)
+    assert after.version == t.version and after.entrants == t.entrants
+    assert await posts(manager) == before
+    # From its own server, the same click lands.
+    joined = await signup.join(manager.kernel, t.id, PEOPLE[5], GUILD)
+    assert [e.user_id for e in joined.entrants][-1] == PEOPLE[5].id
 
 
 async def test_the_sign_up_closes_at_its_time(manager: Manager, clock: FakeClock) -> None:
@@ -263,7 +295,10 @@ async def test_pause_and_resume(manager: Manager, clock: FakeClock) -> None:
     assert t.status == tour.RUNNING and t.round_deadline_at == clock.now() + DAY
     await manager.sweep()
     assert (await records.get(k, t.id)).round == 1
-    assert kinds(await posts(manager))[-4:] == ["paused", "resumed", "paused", "resumed"]
+    # Each step posted, and the sign-up message edited with it (issue #28: it says so).
+    assert [w for w in kinds(await posts(manager))[-8:] if w != "signup"] == [
+        "paused", "resumed", "paused", "resumed"]
+    assert kinds(await posts(manager))[-8:].count("signup") == 4
 
 
 @pytest.mark.parametrize("status", [tour.SIGNUP, tour.RUNNING, tour.PAUSED])

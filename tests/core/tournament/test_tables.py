@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bot.core import queries
+from bot.core import queries, turns
 from bot.core.clock import FakeClock
 from bot.core.manager import Manager
-from bot.core.models import GameStatus
+from bot.core.models import GameStatus, ManagerError
 from bot.core.notices import GameOver, NoticeKind, OpenThread
 from bot.core.tournament import model as tour
 from bot.core.tournament import records, rounds, signup, tables
@@ -181,3 +181,36 @@ async def test_the_organiser_removing_a_player_frees_their_seat_too(
     t = await records.get(manager.kernel, t.id)
     assert [e.user_id for e in t.active] == [u for u in (PEOPLE[0].id, PEOPLE[1].id)
                                              if u != removed]
+
+
+@pytest.mark.parametrize("options", [
+    {"hints": True}, {"family": True, "setup": "standard"}, {"restriction": "adjacent"},
+    {"setup": "standard", "lower_variance": False}])
+async def test_a_tables_game_plays_the_tournaments_options(sqlite_manager: Manager,
+                                                           clock: FakeClock,
+                                                           options: dict[str, object]) -> None:
+    """Hints, variants and restrictions (issue #28): every table plays what the organiser
+    chose, and its result counts in the standings (a hint taken, when hints are on, too)."""
+    m = sqlite_manager
+    t = await started(m, clock, 4, rounds=1, size=2, **options)
+    games = await round_games(m, t.id, 1)
+    assert len(games) == 2
+    for g in games:
+        for key, value in options.items():
+            assert getattr(g.options, key) == value, key
+    g = games[0]
+    if g.status is GameStatus.PLAY and g.current_user_id is not None:
+        if options.get("hints"):
+            await turns.take_hint(m.kernel, g.id, g.current_user_id, g.ply)
+            assert (await queries.game(m.kernel, g.id, fresh=True)).hints_used
+        else:
+            with pytest.raises(ManagerError) as off:
+                await turns.take_hint(m.kernel, g.id, g.current_user_id, g.ply)
+            assert off.value.code == "hints_off"
+    else:
+        assert "setup" in options  # the standard setup opens with the goal draft
+    await play_round(m, t.id, 1, random.Random(5))
+    await m.sweep()
+    assert (await records.get(m.kernel, t.id)).status == tour.OVER
+    tables = await round_tables(m, t.id, 1)
+    assert all(x.points is not None and sum(x.points) == 2 for x in tables)
