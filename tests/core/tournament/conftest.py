@@ -1,7 +1,8 @@
 """Helpers of the tournament suite (the fixtures ``manager``, ``clock``, ``db_path`` and
 ``pg_db`` come from ``tests/core/conftest.py``): a tournament's spec, entrants signed up, its
-start, a round's tables and games played out with random moves, the posts it queued, and a
-manager on SQLite alone for the longer runs (the store suite runs on both backends)."""
+start, a second process on its database, a round's tables and games played out with random
+moves, the posts it queued, and a manager on SQLite alone for the longer runs (the store suite
+runs on both backends)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,16 @@ ORGANISER = UserRef(2900, "Olive")
 PEOPLE = [UserRef(3000 + i, f"P{i}") for i in range(10)]
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+async def second(db_path: str, clock: FakeClock, manager: Manager) -> AsyncIterator[Manager]:
+    """A second process on the manager's database."""
+    m = await Manager.open(db_path, clock=clock, seed_source=seeds(50), exclusive=False)
+    try:
+        yield m
+    finally:
+        await m.close()
 
 
 def spec(clock: FakeClock, fmt: str = tour.SWISS, rounds: int = 3, size: int = 2, *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -352,16 +352,6 @@ async def test_a_cancelled_round_leaves_its_games_to_finish(manager: Manager,
 
 
 # --------------------------------------------------------------------------- one write a step
-
-
-@pytest.fixture
-async def second(db_path: str, clock: FakeClock, manager: Manager) -> AsyncIterator[Manager]:
-    """A second process on the manager's database."""
-    m = await Manager.open(db_path, clock=clock, seed_source=seeds(50), exclusive=False)
-    try:
-        yield m
-    finally:
-        await m.close()
 
 
 def second_writer_first(monkeypatch: pytest.MonkeyPatch, first: Manager,

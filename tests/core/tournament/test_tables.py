@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from bot.core.models import GameStatus, ManagerError
 from bot.core.notices import GameOver, NoticeKind, OpenThread
 from bot.core.tournament import model as tour
 from bot.core.tournament import records, rounds, signup, tables
-from tests.core.conftest import ANN, BOB, GUILD, new_game, play_out, seeds
+from tests.core.conftest import ANN, BOB, GUILD, new_game, play_out
 from tests.core.tournament.conftest import (
     DAY,
     HOUR,
@@ -33,16 +32,6 @@ from tests.core.tournament.conftest import (
     started,
     until,
 )
-
-
-@pytest.fixture
-async def second(db_path: str, clock: FakeClock, manager: Manager) -> AsyncIterator[Manager]:
-    """A second process on the manager's database."""
-    m = await Manager.open(db_path, clock=clock, seed_source=seeds(50), exclusive=False)
-    try:
-        yield m
-    finally:
-        await m.close()
 
 
 async def paired_without_games(m: Manager, clock: FakeClock, count: int,
