@@ -9,7 +9,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 
-from render import sprites, theme
+from render import script, sprites, theme
 from render.theme import RGB
 
 
@@ -135,15 +135,15 @@ def _int(v: object) -> int:
 def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
          weight: int = theme.BOLD, fill: RGB = theme.INK, anchor: str = "la",
          max_w: float | None = None) -> float:
-    """Draw ``s``. With ``max_w``, shrink it (to three quarters of ``size`` at most, so it
-    stays readable) and then cut it with an ellipsis. Returns its width."""
-    if max_w is None:
-        f = theme.font(size, weight)
-    else:
-        f = fit_font(s, max_w, size, weight, min_size=max(8, round(size * 0.75)))
-        s = fit(s, f, max_w)
-    ImageDraw.Draw(img).text(at, s, font=f, fill=fill, anchor=anchor)
-    return f.getlength(s)
+    """Draw ``s``, in any script (:mod:`render.script`: names people chose). With ``max_w``,
+    shrink it (to three quarters of ``size`` at most, so it stays readable) and then cut it
+    with an ellipsis. Returns its width."""
+    if max_w is not None:
+        floor = max(8, round(size * 0.75))
+        while size > floor and script.length(s, size, weight) > max_w:
+            size -= 1
+        s = script.fit(s, size, weight, max_w)
+    return script.draw(ImageDraw.Draw(img), at, s, size, weight, fill, anchor)
 
 
 def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],

@@ -1,0 +1,91 @@
+"""Build the fallback fonts in ``render/fonts/`` (run by hand when a source font changes).
+
+The pictures set text in Nunito; a name in a script Nunito lacks falls back, character by
+character, to one of the Noto fonts made here (the chain is :data:`render.script.CHAIN`). The
+sources are the Noto fonts as published on PyPI by font packagers (OFL 1.1), fetched with pip:
+
+    pip download --no-deps -d /tmp/noto fontpkg-noto-sans==2.15 \\
+        fontpkg-noto-sans-arabic==2.12 justmytype-intl-rtl==0.1.0 \\
+        justmytype-intl-cjk==0.1.0 manimgx-fonts==2026.9.26.post1
+    pip install fonttools
+    python tools/make_fonts.py /tmp/noto
+
+Each font is cut down with fontTools: the width axis fixed at normal (the weight axis kept,
+so names stay as bold as the Nunito around them), and for the two CJK fonts the weight fixed
+at bold and only the blocks names use kept (every unified ideograph of the basic CJK block,
+kana, every Hangul syllable, CJK punctuation and full-width forms). Outlines are unchanged.
+"""
+
+from __future__ import annotations
+
+import sys
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+from fontTools import subset  # type: ignore[import-untyped]
+from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+from fontTools.varLib import instancer  # type: ignore[import-untyped]
+
+OUT = Path(__file__).resolve().parent.parent / "render" / "fonts"
+
+
+def blocks(*spans: tuple[int, int]) -> list[int]:
+    return [c for a, b in spans for c in range(a, b + 1)]
+
+
+CJK_COMMON = blocks((0x3000, 0x303F), (0x3040, 0x309F), (0x30A0, 0x30FF), (0x31F0, 0x31FF),
+                    (0xFF00, 0xFFEF))
+# (wheel, member inside it, file made, axes to fix, code points kept: None = all)
+FONTS: list[tuple[str, str, str, dict[str, float], list[int] | None]] = [
+    ("fontpkg_noto_sans-2.15-", "fontpkg_noto_sans/files/NotoSans[wdth,wght].ttf",
+     "NotoSans.ttf", {"wdth": 100}, None),
+    ("fontpkg_noto_sans_arabic-2.12-",
+     "fontpkg_noto_sans_arabic/files/NotoSansArabic[wdth,wght].ttf",
+     "NotoSansArabic.ttf", {"wdth": 100}, None),
+    ("justmytype_intl_rtl-0.1.0-",
+     "justmytype_intl_rtl/fonts/ofl/notosanshebrew/NotoSansHebrew[wdth,wght].ttf",
+     "NotoSansHebrew.ttf", {"wdth": 100}, None),
+    ("manimgx_fonts-2026.9.26.post1-", "manimgx_fonts/NotoSansThai[wght].ttf",
+     "NotoSansThai.ttf", {}, None),
+    ("manimgx_fonts-2026.9.26.post1-", "manimgx_fonts/NotoEmoji[wght].ttf",
+     "NotoEmoji.ttf", {}, None),
+    ("justmytype_intl_cjk-0.1.0-",
+     "justmytype_intl_cjk/fonts/ofl/notosanssc/NotoSansSC[wght].ttf",
+     "NotoSansSC-Bold.ttf", {"wght": 700}, blocks((0x4E00, 0x9FFF)) + CJK_COMMON),
+    ("justmytype_intl_cjk-0.1.0-",
+     "justmytype_intl_cjk/fonts/ofl/notosanskr/NotoSansKR[wght].ttf",
+     "NotoSansKR-Bold.ttf", {"wght": 700},
+     blocks((0x1100, 0x11FF), (0x3130, 0x318F), (0xAC00, 0xD7A3))),
+]
+
+
+def build(src: Path, member: str, out: Path, axes: dict[str, float],
+          keep: list[int] | None) -> None:
+    with zipfile.ZipFile(src) as z:
+        font = TTFont(BytesIO(z.read(member)))
+    opts = subset.Options()
+    opts.layout_features = ["*"]
+    opts.name_IDs = ["*"]
+    opts.name_languages = ["*"]
+    opts.notdef_outline = True
+    opts.hinting = False
+    opts.glyph_names = False
+    sub = subset.Subsetter(opts)
+    sub.populate(unicodes=keep if keep is not None else font.getBestCmap().keys())
+    sub.subset(font)
+    if axes:
+        font = instancer.instantiateVariableFont(font, axes)
+    font.save(out)
+    print(f"{out.name}: {out.stat().st_size / 1024:.0f} KB")
+
+
+def main() -> None:
+    src = Path(sys.argv[1])
+    for prefix, member, name, axes, keep in FONTS:
+        wheel = next(src.glob(prefix + "*.whl"))
+        build(wheel, member, OUT / name, axes, keep)
+
+
+if __name__ == "__main__":
+    main()
