@@ -24,7 +24,6 @@ from render.theme import cat_fur, cat_initial
 from .helpers import decode, share_near
 from .legibility import recording
 
-
 # How colour-blind eyes see: Machado et al. 2009 (full severity) for the red-green kinds,
 # Brettel et al. 1997 for tritanopia, as ColorAide implements them.
 VISION = {"normal": None, "protanopia": ("protan", "machado"),
