@@ -100,9 +100,9 @@ def badge(img: Image.Image, at: tuple[float, float], text: str, r: float, *,
 
 
 def score_chips(img: Image.Image, right: float, cy: float, r: float,
-                score: Mapping[str, object]) -> float:
-    """Draw ``[cat] n  [button] n  (total)`` ending at ``right``; return where it starts."""
-    d = ImageDraw.Draw(img)
+                score: Mapping[str, object], *, draw: bool = True) -> float:
+    """Draw ``[cat] n  [button] n  (total)`` ending at ``right``; return where it starts
+    (``draw=False``: only where it would start)."""
     total = _int(score.get("total"))
     cats = _int(score.get("cat_tokens"))
     buttons = _int(score.get("button_tokens"))
@@ -111,16 +111,21 @@ def score_chips(img: Image.Image, right: float, cy: float, r: float,
     tw = f.getlength(str(total))
     x1 = right
     x0 = x1 - max(tw + r * 1.4, r * 2.1)
-    d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05, fill=theme.INK)
-    d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
+    d = ImageDraw.Draw(img)
+    if draw:
+        d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05,
+                            fill=theme.INK)
+        d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
     x = x0 - r * 0.6
     tok = max(4, round(r * 0.8))
     for sprite, n in ((sprites.button_token(5, tok), buttons),
                       (sprites.cat_token(None, tok), cats)):
         text = str(n)
-        d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
+        if draw:
+            d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
         x -= fs.getlength(text) + r * 0.3 + tok
-        paste_at(img, sprite, (x, cy))
+        if draw:
+            paste_at(img, sprite, (x, cy))
         x -= tok + r * 0.7
     return x
 

@@ -179,11 +179,12 @@ def draw_quilt(
     header: bool = True,
     hints: bool = True,
     words: bool = True,
+    header_h: int | None = None,
 ) -> Image.Image:
     """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`. ``words=False``
     leaves out the cell names and the goal tiles' symbols and values (a thumbnail, too small
-    for them to be read)."""
-    lay = quilt_layout(radius, header=header)
+    for them to be read); ``header_h`` sets the header's height (:func:`quilt_layout`)."""
+    lay = quilt_layout(radius, header=header, header_h=header_h)
     quilt = seat.quilt
     border = tuple((c, quilt[c]) for c in BORDER if quilt[c] >= 0)
     img = _board_base(border, seat.board, lay, words).copy()

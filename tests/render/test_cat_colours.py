@@ -18,7 +18,7 @@ from render.progress import shown_groups
 from render.rules import cat_card_positions
 from render.samples import play_until
 from render.sprites import cat_token
-from render.table import GAP, MARGIN, TABLE_WIDTH
+from render.table import GAP, MARGIN, table_width
 from render.theme import cat_fur, cat_initial
 
 from .helpers import decode, share_near
@@ -82,7 +82,7 @@ def _token_share(img_region_owner: object, region: tuple[int, int, int, int],
 def test_table_cards_wear_each_cats_colour(cats: tuple[str, str, str]) -> None:
     state = play_until(GameOptions(players=2, cats=cats), 3, 2, own_chooser=True)
     img = decode(render_table(public_view(state), ["A", "B"]))
-    card_w = (TABLE_WIDTH - 2 * MARGIN - 2 * GAP) // 3
+    card_w = (table_width(2) - 2 * MARGIN - 2 * GAP) // 3
     for i, cat in enumerate(state.config.cats):
         x = MARGIN + i * (card_w + GAP)
         face = (x + 16, 56 + 23, x + 16 + 38, 56 + 23 + 38)  # the card's token

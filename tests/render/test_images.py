@@ -29,7 +29,7 @@ from render.quilt import draw_quilt
 from render.samples import best_preview
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
-from render.table import TABLE_WIDTH
+from render.table import table_width
 from render.theme import DEFAULT_LABELS, label
 
 from .helpers import decode, diff_bbox, mean_abs_diff
@@ -83,7 +83,7 @@ def test_table_for_every_player_count(two_mid: GameState, four_mid: GameState,
         data = render_table(view, names)
         assert len(data) <= LIMIT
         img = decode(data)
-        assert img.width == TABLE_WIDTH
+        assert img.width == table_width(len(view.seats))
         heights[len(view.seats)] = img.height
     assert heights[2] < heights[3] <= heights[4]
 
@@ -195,7 +195,8 @@ def test_no_hand_and_solo_turns() -> None:
         prev, legal, _ = best_preview(state)
         img = decode(render_turn(view, preview=prev, legal=legal))
         assert img.width == quilt_layout().size[0]
-        assert decode(render_table(public_view(state), ["Solo"])).width == TABLE_WIDTH
+        table = decode(render_table(public_view(state), ["Solo"]))
+        assert table.width == table_width(state.config.players)
 
 
 def test_last_turn_fades_the_market(two_mid: GameState) -> None:
