@@ -234,8 +234,10 @@ def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: Game
         if not hints:
             continue
         by_color, by_pattern = goal_states(seat.quilt, spot, rule.counts)
-        icon_r = max(4, round(radius * 0.17))
-        for dx, kind, state in ((-0.27, "colors", by_color), (0.27, "patterns", by_pattern)):
+        # Big enough that the symbol in each disc (colours, patterns) is as tall as a capital
+        # of the smallest text once the picture is 400 px wide (tests/render/legibility.py).
+        icon_r = max(4, round(radius * 0.2))
+        for dx, kind, state in ((-0.25, "colors", by_color), (0.25, "patterns", by_pattern)):
             icon = sprites.goal_status_icon(kind, state, icon_r)
             paste_at(img, icon, (at[0] + dx * radius, at[1] + 0.63 * radius))
 

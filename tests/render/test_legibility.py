@@ -241,7 +241,7 @@ def test_review_moves_stand_out_at_phone_width(games: Games) -> None:
     legal = [m for m in legal_moves(g, seat) if isinstance(m, PlaceTile)]
     a = legal[0]
     b = next(m for m in legal if m.cell != a.cell and m.hand != a.hand)
-    lay = turn_layout(a.cell, b.cell)
+    lay = turn_layout(a.cell, b.cell, goals=tuple(g.config.goal_spots))
     for cell, colour in ((a.cell, PLAYER_LINE), (b.cell, ENGINE_LINE)):
         x, y = lay.center(cell)
         r = lay.radius * scale
