@@ -145,6 +145,11 @@ def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
     with an ellipsis. Returns its width."""
     if max_w is not None:
         floor = max(8, round(size * 0.75))
+        width = script.length(s, size, weight)
+        if width > max_w and not script.simple(script.clean(s)):
+            # Widths grow with the size: start near the size that fits, so that few sizes of
+            # a fallback font are opened (each is a FreeType face of its own).
+            size = max(floor, min(size, int(size * max_w / width) + 1))
         while size > floor and script.length(s, size, weight) > max_w:
             size -= 1
         s = script.fit(s, size, weight, max_w)

@@ -17,9 +17,11 @@ the same pixels on every machine.
 
 from __future__ import annotations
 
+import json
 import threading
 import unicodedata
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -28,7 +30,6 @@ from pathlib import Path
 import arabic_reshaper  # type: ignore[import-untyped]
 from bidi import algorithm as bidi_algorithm  # type: ignore[import-untyped]
 from bidi.mirror import MIRRORED  # type: ignore[import-untyped]
-from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 from PIL import ImageDraw, ImageFont, features
 
 from render import theme
@@ -37,23 +38,17 @@ RGB = tuple[int, int, int]
 PRIMARY = 0  # Nunito, through theme.font
 
 
-@dataclass(frozen=True)
-class Face:
-    file: str
-    variable: bool  # has a weight axis (else one weight: bold)
-
-
-# After Nunito, in this order: the first that has a character draws it.
-CHAIN: tuple[Face, ...] = (
-    Face("NotoSans.ttf", True),
-    Face("NotoSansArabic.ttf", True),
-    Face("NotoSansHebrew.ttf", True),
-    Face("NotoSansThai.ttf", True),
-    Face("NotoSansSC-Bold.ttf", False),
-    Face("NotoSansKR-Bold.ttf", False),
-    Face("NotoEmoji.ttf", True),
+# After Nunito, in this order: the first that has a character draws it. Each is one static
+# bold instance (names are drawn bold; see render/fonts/README.md).
+CHAIN: tuple[str, ...] = (
+    "NotoSans-Bold.ttf",
+    "NotoSansArabic-Bold.ttf",
+    "NotoSansHebrew-Bold.ttf",
+    "NotoSansThai-Bold.ttf",
+    "NotoSansSC-Bold.ttf",
+    "NotoSansKR-Bold.ttf",
+    "NotoEmoji-Bold.ttf",
 )
-
 EMOJI = len(CHAIN)  # its space is an em wide: spaces around emoji stay in Nunito
 RAQM = features.check_feature("raqm")
 # Explicit embeddings and overrides are dropped from names: they only serve to spoof.
@@ -62,26 +57,22 @@ _EXPLICIT = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 def font_path(index: int) -> Path:
     """The file of chain font ``index`` (0: Nunito)."""
-    return theme.FONT_FILE if index == PRIMARY else theme.FONT_DIR / CHAIN[index - 1].file
+    return theme.FONT_FILE if index == PRIMARY else theme.FONT_DIR / CHAIN[index - 1]
+
+
+@lru_cache(maxsize=1)
+def _coverage_file() -> dict[str, list[list[int]]]:
+    data: dict[str, list[list[int]]] = json.loads((theme.FONT_DIR / "coverage.json").read_text())
+    return data
 
 
 @cache
 def _coverage(index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The code points font ``index`` maps, as sorted (starts, ends) of ranges."""
-    font = TTFont(font_path(index), lazy=True)
-    try:
-        points = sorted(font.getBestCmap())
-    finally:
-        font.close()
-    starts: list[int] = []
-    ends: list[int] = []
-    for c in points:
-        if ends and c == ends[-1] + 1:
-            ends[-1] = c
-        else:
-            starts.append(c)
-            ends.append(c)
-    return tuple(starts), tuple(ends)
+    """The code points font ``index`` maps, as sorted (starts, ends) of ranges: written by
+    ``tools/make_fonts.py`` into ``render/fonts/coverage.json`` (checked against the fonts by
+    the tests), so that no font table is parsed here."""
+    ranges = _coverage_file()[font_path(index).name]
+    return tuple(a for a, _ in ranges), tuple(b for _, b in ranges)
 
 
 def covers(index: int, ch: str) -> bool:
@@ -201,36 +192,42 @@ def _reorder(pieces: list[Run]) -> list[Run]:
 # --------------------------------------------------------------------------- fonts
 
 _local = threading.local()
+# Fallback faces kept per thread, the least recently used dropped first: FreeType maps the
+# whole font file for each face (7.5 MB of resident pages for the CJK font), one face a size.
+FACES_PER_THREAD = 4
 
 
 def _face(index: int, size: int, weight: int, raqm: bool) -> ImageFont.FreeTypeFont:
-    """Chain font ``index`` at ``size`` and ``weight``, cached per thread (FreeType faces are
-    not shared between threads). Loaded from its file, which FreeType maps rather than
-    copies: a big CJK font costs memory only for the glyphs drawn."""
+    """Chain font ``index`` at ``size`` (Nunito also at ``weight``), cached per thread
+    (FreeType faces are not shared between threads). Loaded from its file, which FreeType
+    reads as it needs rather than copies."""
     if index == PRIMARY and not raqm:
         return theme.font(size, weight)
-    cache: dict[tuple[int, int, int, bool], ImageFont.FreeTypeFont] | None = getattr(
+    cache: OrderedDict[tuple[int, int, int, bool], ImageFont.FreeTypeFont] | None = getattr(
         _local, "fonts", None)
     if cache is None:
-        cache = {}
+        cache = OrderedDict()
         _local.fonts = cache
-    key = (index, size, weight, raqm)
-    f = cache.get(key)
+    key = (index, size, weight if index == PRIMARY else 0, raqm)
+    f = cache.pop(key, None)
     if f is None:
         engine = ImageFont.Layout.RAQM if raqm else ImageFont.Layout.BASIC
         f = ImageFont.truetype(str(font_path(index)), size, layout_engine=engine)
-        if index == PRIMARY or CHAIN[index - 1].variable:
-            axis = f.get_variation_axes()[0]
-            low, high = axis.get("minimum") or weight, axis.get("maximum") or weight
-            f.set_variation_by_axes([min(high, max(low, weight))])
-        cache[key] = f
+        if index == PRIMARY:
+            f.set_variation_by_axes([weight])
+    cache[key] = f
+    while len(cache) > FACES_PER_THREAD:
+        cache.popitem(last=False)
     return f
 
 
 def _shown(run: Run) -> tuple[str, bool]:
-    """What is handed to Pillow for ``run``, and whether Raqm lays it out (a fallback run,
-    when Pillow has Raqm: joined emoji, Thai marks, Arabic shaping)."""
-    if RAQM and run.font != PRIMARY:
+    """What is handed to Pillow for ``run``, and whether Raqm lays it out: a run that needs
+    shaping (right to left, or with marks or joiners: Arabic, Thai, emoji sequences), when
+    Pillow has Raqm. Other runs take the basic layout: no HarfBuzz copy of a big font's
+    tables for each size (a CJK font's cost about 4 MB a size)."""
+    if RAQM and (run.level % 2 or any(_attaches(ch) or unicodedata.category(ch) == "Mc"
+                                      for ch in run.text)):
         return run.text, True
     text = "".join(ch for ch in run.text if covers(run.font, ch) or not _attaches(ch))
     if run.level % 2 == 0:

@@ -223,3 +223,16 @@ def test_names_ink_the_picture() -> None:
     y = centre(0)
     region = (NAME_X, y - 16, NAME_X + 160, y + 16)
     assert dark_pixels(a, region) > dark_pixels(b, region) + 40
+
+
+def test_coverage_file_matches_the_fonts() -> None:
+    """render/fonts/coverage.json (what the renderer believes each font draws) is exactly
+    each font's character map, read here with fontTools."""
+    from fontTools.ttLib import TTFont
+
+    for index in range(len(script.CHAIN) + 1):
+        path = script.font_path(index)
+        cmap = sorted(TTFont(path, lazy=True).getBestCmap())
+        starts, ends = script._coverage(index)
+        listed = [c for a, b in zip(starts, ends, strict=True) for c in range(a, b + 1)]
+        assert listed == cmap, path.name
