@@ -36,6 +36,8 @@ CARD_H = 156
 
 
 NEED_Y = 108  # the centre line of a card's lower half: the need, and the patterns or words
+NARROW_CARD = 240  # a card narrower than this carries its points on a badge (see _card_face)
+CARD_INSET = 16  # a card's edge and its running stitch
 
 
 def cat_card_base(cat_id: str, points: int, min_size: int,
@@ -56,25 +58,41 @@ def _card_face(cat_id: str, points: int, min_size: int,
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
     paste_at(img, sprites.cat_token(cat_id, tok), (16 + tok, 23 + tok))
-    # Points in a dark pill at the top right, like the score chips.
-    f_pts = theme.font(27, theme.BLACK)
-    pts = str(points)
-    pw = max(f_pts.getlength(pts) + 22, 40)
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
-    d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+    pts = str(points)
     name = cat_id.capitalize()
     name_x = 16 + 2 * tok + 8
-    text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm",
-         max_w=width - 14 - pw - 8 - name_x)
-    cat_need(img, min_size, shape, (width * 0.27, NEED_Y), width * 0.44)
+    if width >= NARROW_CARD:
+        # Points in a dark pill at the top right, like the score chips.
+        f_pts = theme.font(27, theme.BLACK)
+        pw = max(f_pts.getlength(pts) + 22, 40)
+        d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
+        d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+        name_room = width - 14 - pw - 8 - name_x
+        cat_need(img, min_size, shape, (width * 0.27, NEED_Y), width * 0.44)
+    else:
+        # A narrow card (three on a 640 px table): the points on a dark badge at the face's
+        # corner, so that the whole name fits beside the face; the need left of the patterns.
+        f_pts = theme.font(21, theme.BLACK)
+        br = max(14.0, f_pts.getlength(pts) / 2 + 7)
+        bx, by = 16 + 2 * tok - 8, 23 + 2 * tok - 2
+        d.ellipse((bx - br - 2, by - br - 2, bx + br + 2, by + br + 2), fill=theme.SEAM)
+        d.ellipse((bx - br, by - br, bx + br, by + br), fill=theme.INK)
+        d.text((bx, by + 1), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+        name_x = round(bx + br + 4)
+        name_room = width - 12 - name_x
+        pr, xs = pattern_spots(width)
+        left = xs[0] - pr * math.sqrt(3) / 2 - 6
+        cat_need(img, min_size, shape, ((CARD_INSET + left) / 2, NEED_Y), left - CARD_INSET,
+                 hex_radius=min(36, round((left - CARD_INSET) / 2.2)))
+    text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm", max_w=name_room)
     return img
 
 
 def pattern_spots(width: int) -> tuple[int, tuple[float, float]]:
     """The radius of a card's two pattern hexes and their centres' x: both inside the card's
     right part, clear of its stitched edge, however narrow the card."""
-    inset = 16  # the card's edge and its running stitch
+    inset = CARD_INSET
     room = width * 0.56 - inset  # from where the need ends to the inner edge
     pr = max(12, min(30, math.floor(room / (2 * math.sqrt(3) + 0.3))))
     hw = pr * math.sqrt(3) / 2  # half a pattern hex's width
