@@ -145,13 +145,17 @@ def fonts_cost(repeat: int) -> None:
     render_scoresheet(public_view(end), latin)
     before = rss_mb()
     img = Image.new("RGB", (600, 60))
+    peak = before
     for name in SCRIPTS:  # every fallback font at the sizes and weights names are drawn in
         for size, weight in ((22, theme.BOLD), (25, theme.BLACK), (26, theme.BOLD),
                              (30, theme.BLACK)):
             text(img, (0, 30), name, size, weight=weight, anchor="lm", max_w=300)
+            peak = max(peak, rss_mb())
     after = rss_mb()
     print(f"RSS: {before:.1f} MB before the first non-Latin names, {after:.1f} MB after "
-          f"drawing names in ten scripts at 4 sizes (+{after - before:.1f} MB)")
+          f"drawing names in ten scripts at 4 sizes (+{after - before:.1f} MB; highest "
+          f"+{peak - before:.1f} MB, while 4 sizes of the CJK font were open: FreeType maps "
+          f"its file for each)")
     print(f"{'picture':<26}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}")
     for label, names in (("Latin names", latin), ("ten scripts", SCRIPTS)):
         for kind, fn in (

@@ -38,18 +38,17 @@ RGB = tuple[int, int, int]
 PRIMARY = 0  # Nunito, through theme.font
 
 
+@lru_cache(maxsize=1)
+def _coverage_file() -> dict[str, list[list[int]]]:
+    data: dict[str, list[list[int]]] = json.loads((theme.FONT_DIR / "coverage.json").read_text())
+    return data
+
+
 # After Nunito, in this order: the first that has a character draws it. Each is one static
-# bold instance (names are drawn bold; see render/fonts/README.md).
-CHAIN: tuple[str, ...] = (
-    "NotoSans-Bold.ttf",
-    "NotoSansArabic-Bold.ttf",
-    "NotoSansHebrew-Bold.ttf",
-    "NotoSansThai-Bold.ttf",
-    "NotoSansSC-Bold.ttf",
-    "NotoSansKR-Bold.ttf",
-    "NotoEmoji-Bold.ttf",
-)
-EMOJI = len(CHAIN)  # its space is an em wide: spaces around emoji stay in Nunito
+# bold instance (names are drawn bold), the CJK fonts in parts of about 2,500 characters
+# (render/fonts/README.md); the order and what each draws are in render/fonts/coverage.json.
+CHAIN: tuple[str, ...] = tuple(list(_coverage_file())[1:])
+EMOJI = 1 + CHAIN.index("NotoEmoji-Bold.ttf")  # its space is an em wide: see runs()
 RAQM = features.check_feature("raqm")
 # Explicit embeddings and overrides are dropped from names: they only serve to spoof.
 _EXPLICIT = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -58,12 +57,6 @@ _EXPLICIT = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 def font_path(index: int) -> Path:
     """The file of chain font ``index`` (0: Nunito)."""
     return theme.FONT_FILE if index == PRIMARY else theme.FONT_DIR / CHAIN[index - 1]
-
-
-@lru_cache(maxsize=1)
-def _coverage_file() -> dict[str, list[list[int]]]:
-    data: dict[str, list[list[int]]] = json.loads((theme.FONT_DIR / "coverage.json").read_text())
-    return data
 
 
 @cache
@@ -192,9 +185,10 @@ def _reorder(pieces: list[Run]) -> list[Run]:
 # --------------------------------------------------------------------------- fonts
 
 _local = threading.local()
-# Fallback faces kept per thread, the least recently used dropped first: FreeType maps the
-# whole font file for each face (7.5 MB of resident pages for the CJK font), one face a size.
-FACES_PER_THREAD = 4
+# Fallback faces kept per thread, the least recently used dropped first: FreeType maps a
+# font's whole file for each face it opens, one face a size (hence the CJK fonts in parts of
+# under 1 MB: a Chinese name holds one to three of them).
+FACES_PER_THREAD = 8
 
 
 def _face(index: int, size: int, weight: int, raqm: bool) -> ImageFont.FreeTypeFont:

@@ -15,8 +15,9 @@ names are drawn bold), and for the two CJK fonts only the blocks names use (ever
 ideograph of the basic CJK block, kana, every Hangul syllable, CJK punctuation and full-width
 forms). Static fonts open and measure in a millisecond or two where the variable ones took
 30 ms in FreeType; outlines are unchanged.
-It also writes ``coverage.json``, the code points each font of the chain has (Nunito's too),
-which tests/render/test_scripts.py checks against the fonts.
+A font of many characters is then cut into parts (:data:`PART_CHARS`). It also writes
+``coverage.json``: the chain in order and the code points each font of it has (Nunito's
+too), which tests/render/test_scripts.py checks against the fonts.
 """
 
 from __future__ import annotations
@@ -52,8 +53,6 @@ FONTS: list[tuple[str, str, str, dict[str, float], list[int] | None]] = [
      "NotoSansHebrew-Bold.ttf", {"wdth": 100, "wght": 700}, None),
     ("manimgx_fonts-2026.9.26.post1-", "manimgx_fonts/NotoSansThai[wght].ttf",
      "NotoSansThai-Bold.ttf", {"wght": 700}, None),
-    ("manimgx_fonts-2026.9.26.post1-", "manimgx_fonts/NotoEmoji[wght].ttf",
-     "NotoEmoji-Bold.ttf", {"wght": 700}, None),
     ("justmytype_intl_cjk-0.1.0-",
      "justmytype_intl_cjk/fonts/ofl/notosanssc/NotoSansSC[wght].ttf",
      "NotoSansSC-Bold.ttf", {"wght": 700}, blocks((0x4E00, 0x9FFF)) + CJK_COMMON),
@@ -61,7 +60,13 @@ FONTS: list[tuple[str, str, str, dict[str, float], list[int] | None]] = [
      "justmytype_intl_cjk/fonts/ofl/notosanskr/NotoSansKR[wght].ttf",
      "NotoSansKR-Bold.ttf", {"wght": 700},
      blocks((0x1100, 0x11FF), (0x3130, 0x318F), (0xAC00, 0xD7A3))),
+    ("manimgx_fonts-2026.9.26.post1-", "manimgx_fonts/NotoEmoji[wght].ttf",
+     "NotoEmoji-Bold.ttf", {"wght": 700}, None),
 ]
+# A font with more characters than this is cut into parts of about as many (a CJK font of 7.5
+# MB into nine of 0.8 MB): FreeType maps a font's whole file into memory for every face it
+# opens, one face per size, so a name costs the parts its characters are in, not the block.
+PART_CHARS = 2500
 
 
 def build(src: Path, member: str, out: Path, axes: dict[str, float],
@@ -84,6 +89,34 @@ def build(src: Path, member: str, out: Path, axes: dict[str, float],
     print(f"{out.name}: {out.stat().st_size / 1024:.0f} KB")
 
 
+def split(path: Path) -> list[str]:
+    """``path`` cut into parts of :data:`PART_CHARS` characters (``Name-1.ttf``...), by code
+    point; returns the parts' file names (``path`` itself when it is small enough)."""
+    points = sorted(TTFont(path, lazy=True).getBestCmap())
+    if len(points) <= PART_CHARS:
+        return [path.name]
+    count = -(-len(points) // PART_CHARS)
+    size = -(-len(points) // count)
+    names = []
+    for k in range(count):
+        font = TTFont(path)
+        opts = subset.Options()
+        opts.layout_features = ["*"]
+        opts.name_IDs = ["*"]
+        opts.name_languages = ["*"]
+        opts.notdef_outline = True
+        opts.glyph_names = False
+        sub = subset.Subsetter(opts)
+        sub.populate(unicodes=points[k * size:(k + 1) * size])
+        sub.subset(font)
+        out = path.with_name(f"{path.stem}-{k + 1}.ttf")
+        font.save(out)
+        names.append(out.name)
+        print(f"  {out.name}: {out.stat().st_size / 1024:.0f} KB")
+    path.unlink()
+    return names
+
+
 def coverage(path: Path) -> list[list[int]]:
     """The code points ``path`` maps, as [first, last] ranges."""
     ranges: list[list[int]] = []
@@ -95,23 +128,26 @@ def coverage(path: Path) -> list[list[int]]:
     return ranges
 
 
-def write_coverage() -> None:
-    """``coverage.json``: what each font of the chain (Nunito first) draws, so the renderer
-    picks a font per character without reading the fonts' tables itself."""
-    files = ["Nunito.ttf"] + [name for _, _, name, _, _ in FONTS]
-    data = {name: coverage(OUT / name) for name in files}
+def write_coverage(chain: list[str]) -> None:
+    """``coverage.json``: the fallback chain in order (Nunito first) and what each font draws,
+    so the renderer picks a font per character without reading the fonts' tables itself."""
+    data = {name: coverage(OUT / name) for name in ["Nunito.ttf", *chain]}
     lines = ",\n".join(f'  "{k}": {json.dumps(v, separators=(",", ":"))}'
                         for k, v in data.items())
     (OUT / "coverage.json").write_text("{\n" + lines + "\n}\n")
 
 
 def main() -> None:
-    if sys.argv[1:] != ["--coverage"]:
+    chain: list[str] = []
+    if sys.argv[1:] == ["--coverage"]:
+        chain = list(json.loads((OUT / "coverage.json").read_text()))[1:]
+    else:
         src = Path(sys.argv[1])
         for prefix, member, name, axes, keep in FONTS:
             wheel = next(src.glob(prefix + "*.whl"))
             build(wheel, member, OUT / name, axes, keep)
-    write_coverage()
+            chain += split(OUT / name)
+    write_coverage(chain)
 
 
 if __name__ == "__main__":
