@@ -9,10 +9,14 @@ README). A text Nunito covers entirely is drawn exactly as before, in one call.
 
 Right-to-left text (Arabic, Hebrew) is ordered by the Unicode bidirectional algorithm
 (python-bidi's levels, then the runs reordered line by line) and shaped by Pillow's Raqm layout
-(HarfBuzz and FriBiDi) when Pillow has it; without Raqm, Arabic letters are turned into their
-joined presentation forms by arabic-reshaper and the run is drawn reversed, so a name still
-reads right to left with its letters joined. Left-to-right runs use Pillow's basic layout,
-the same pixels on every machine.
+(HarfBuzz and FriBiDi) when Pillow has it, as are runs with marks or joiners (Thai, emoji
+sequences); without Raqm, Arabic letters are turned into their joined presentation forms by
+arabic-reshaper and the run is drawn reversed, so a name still reads right to left with its
+letters joined. Other runs use Pillow's basic layout, the same pixels on every machine.
+
+Memory: FreeType maps a font's whole file for each face, and Pillow opens a face per size, so
+the fallback faces a thread keeps are bounded (:data:`FACES_PER_THREAD`, least recently used
+dropped) and the CJK fonts are shipped in parts of under 1 MB.
 """
 
 from __future__ import annotations

@@ -175,10 +175,14 @@ def draw_table(
     cols = per_row(n)
     rows = math.ceil(n / cols)
     head_h = 56
-    # The market grows with the picture, so that its numbers read as well at 400 px wide.
+    # In the wide grid the market's tiles take the quilts' full radius (their sprites are the
+    # turn picture's, already drawn and cached) and its words and numbers grow a little more,
+    # so that they read at 400 px wide.
+    wide = width > TABLE_WIDTH
     strip = draw_strip((), view.market, width=width, bag_count=view.bag_count, labels=labels,
                        background=theme.BACKGROUND,
-                       radius=round(STRIP_RADIUS * width / TABLE_WIDTH))
+                       radius=QUILT_RADIUS if wide else STRIP_RADIUS,
+                       text_scale=1.12 if wide else 1.0)
     height = (head_h + CARD_H + GAP + strip.height + GAP + rows * (qh + GAP) + MARGIN)
     img = Image.new("RGB", (width, height), theme.BACKGROUND)
 
