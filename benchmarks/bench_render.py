@@ -154,8 +154,8 @@ def fonts_cost(repeat: int) -> None:
     after = rss_mb()
     print(f"RSS: {before:.1f} MB before the first non-Latin names, {after:.1f} MB after "
           f"drawing names in ten scripts at 4 sizes (+{after - before:.1f} MB; highest "
-          f"+{peak - before:.1f} MB, while 4 sizes of the CJK font were open: FreeType maps "
-          f"its file for each)")
+          f"+{peak - before:.1f} MB with the most faces open: FreeType maps a font's file "
+          f"for each face, {script.FACES_PER_THREAD} kept a thread)")
     print(f"{'picture':<26}{'median ms':>10}{'cpu ms':>8}{'max ms':>8}")
     for label, names in (("Latin names", latin), ("ten scripts", SCRIPTS)):
         for kind, fn in (
