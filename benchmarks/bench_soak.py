@@ -788,12 +788,20 @@ def bot_factory(db: Path, render_threads: int = 0) -> Callable[[], Any]:
     return make
 
 
-def _add_players(env: Any, games: int) -> None:
+# Display names in ten scripts (--scripts): every picture then draws names through the
+# fallback fonts (render/script.py), as on an international server.
+SCRIPT_NAMES = ("Łukasz Nguyễn", "Αλέξανδρος", "Владимир", "李小龙", "さくら桜", "김민준",
+                "محمد علي", "דוד כהן", "สมชาย", "🐱Mia🎲")
+
+
+def _add_players(env: Any, games: int, scripts: bool = False) -> None:
     for k in range(games):
-        env.add_user(f"host{k}")
-        env.add_user(f"guest{k}")
-        for who in "abc":
-            env.add_user(f"solo{k}{who}")
+        host = env.add_user(f"host{k}")
+        guest = env.add_user(f"guest{k}")
+        solos = [env.add_user(f"solo{k}{who}") for who in "abc"]
+        if scripts:
+            for n, user in enumerate((host, guest, *solos)):
+                user.global_name = SCRIPT_NAMES[(5 * k + n) % len(SCRIPT_NAMES)]
 
 
 async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
@@ -802,7 +810,7 @@ async def soak_discord(args: argparse.Namespace, probe: Probe) -> dict[str, Any]
 
     tmp = Path(tempfile.mkdtemp(prefix="calico-soak-"))
     env = DiscordEnv(interaction_deadline=30.0)
-    _add_players(env, args.games)
+    _add_players(env, args.games, args.scripts)
     stop = asyncio.Event()
     async with env:
         client = await env.start_client(bot_factory(tmp / "soak.sqlite3", args.render_threads),
@@ -893,7 +901,7 @@ async def soak_remote(args: argparse.Namespace, probe: Probe) -> dict[str, Any]:
     from tests.fakediscord import DiscordEnv
 
     env = DiscordEnv(interaction_deadline=30.0)
-    _add_players(env, args.games)
+    _add_players(env, args.games, args.scripts)
     async with env:
         return await _remote_bot(args, probe, env)
 
@@ -1142,6 +1150,10 @@ def main() -> None:
                         help="also write the figures (memory, and each interaction kind's "
                              "latency) to FILE")
     parser.add_argument("--quick", action="store_true", help="1 minute, 10 games")
+    parser.add_argument("--scripts", action="store_true",
+                        help="remote/discord modes: players' display names in ten scripts "
+                             "(Greek, CJK, Arabic, emoji...), so that the fallback fonts are "
+                             "in use")
     parser.add_argument("--child-bot", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--report", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -9,7 +9,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 
-from render import sprites, theme
+from render import script, sprites, theme
 from render.theme import RGB
 
 
@@ -100,9 +100,9 @@ def badge(img: Image.Image, at: tuple[float, float], text: str, r: float, *,
 
 
 def score_chips(img: Image.Image, right: float, cy: float, r: float,
-                score: Mapping[str, object]) -> float:
-    """Draw ``[cat] n  [button] n  (total)`` ending at ``right``; return where it starts."""
-    d = ImageDraw.Draw(img)
+                score: Mapping[str, object], *, draw: bool = True) -> float:
+    """Draw ``[cat] n  [button] n  (total)`` ending at ``right``; return where it starts
+    (``draw=False``: only where it would start)."""
     total = _int(score.get("total"))
     cats = _int(score.get("cat_tokens"))
     buttons = _int(score.get("button_tokens"))
@@ -111,16 +111,21 @@ def score_chips(img: Image.Image, right: float, cy: float, r: float,
     tw = f.getlength(str(total))
     x1 = right
     x0 = x1 - max(tw + r * 1.4, r * 2.1)
-    d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05, fill=theme.INK)
-    d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
+    d = ImageDraw.Draw(img)
+    if draw:
+        d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05,
+                            fill=theme.INK)
+        d.text(((x0 + x1) / 2, cy), str(total), font=f, fill=theme.SEAM, anchor="mm")
     x = x0 - r * 0.6
     tok = max(4, round(r * 0.8))
     for sprite, n in ((sprites.button_token(5, tok), buttons),
                       (sprites.cat_token(None, tok), cats)):
         text = str(n)
-        d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
+        if draw:
+            d.text((x, cy), text, font=fs, fill=theme.INK_SOFT, anchor="rm")
         x -= fs.getlength(text) + r * 0.3 + tok
-        paste_at(img, sprite, (x, cy))
+        if draw:
+            paste_at(img, sprite, (x, cy))
         x -= tok + r * 0.7
     return x
 
@@ -135,15 +140,20 @@ def _int(v: object) -> int:
 def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
          weight: int = theme.BOLD, fill: RGB = theme.INK, anchor: str = "la",
          max_w: float | None = None) -> float:
-    """Draw ``s``. With ``max_w``, shrink it (to three quarters of ``size`` at most, so it
-    stays readable) and then cut it with an ellipsis. Returns its width."""
-    if max_w is None:
-        f = theme.font(size, weight)
-    else:
-        f = fit_font(s, max_w, size, weight, min_size=max(8, round(size * 0.75)))
-        s = fit(s, f, max_w)
-    ImageDraw.Draw(img).text(at, s, font=f, fill=fill, anchor=anchor)
-    return f.getlength(s)
+    """Draw ``s``, in any script (:mod:`render.script`: names people chose). With ``max_w``,
+    shrink it (to three quarters of ``size`` at most, so it stays readable) and then cut it
+    with an ellipsis. Returns its width."""
+    if max_w is not None:
+        floor = max(8, round(size * 0.75))
+        width = script.length(s, size, weight)
+        if width > max_w and not script.simple(script.clean(s)):
+            # Widths grow with the size: start near the size that fits, so that few sizes of
+            # a fallback font are opened (each is a FreeType face of its own).
+            size = max(floor, min(size, int(size * max_w / width) + 1))
+        while size > floor and script.length(s, size, weight) > max_w:
+            size -= 1
+        s = script.fit(s, size, weight, max_w)
+    return script.draw(ImageDraw.Draw(img), at, s, size, weight, fill, anchor)
 
 
 def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],

@@ -57,11 +57,14 @@ class QuiltLayout:
 
 
 @lru_cache(maxsize=32)
-def quilt_layout(radius: int = DEFAULT_RADIUS, *, header: bool = True) -> QuiltLayout:
+def quilt_layout(radius: int = DEFAULT_RADIUS, *, header: bool = True,
+                 header_h: int | None = None) -> QuiltLayout:
     """The layout ``render_quilt`` uses for hexes of ``radius`` px (the default: a DM quilt);
-    ``header=False`` for the thumbnails on the table and score sheet."""
+    ``header=False`` for the thumbnails on the score sheet; ``header_h``: a header taller than
+    the radius (small quilts in a grid whose names and scores must still read)."""
     margin = max(4, round(radius * 0.32))
-    return QuiltLayout(radius, margin, max(18, radius) if header else 0)
+    head = (header_h if header_h is not None else max(18, radius)) if header else 0
+    return QuiltLayout(radius, margin, head)
 
 
 def cell_center(cell: int, radius: int = DEFAULT_RADIUS, *, header: bool = True) -> tuple[int, int]:

@@ -6,7 +6,7 @@ each design goal stands and the pattern groups growing toward a cat (:mod:`engin
   is lost). The small discs under them say which way (colours, patterns) is met, open or lost.
 - Each unscored pattern group that can still become a cat's (two tiles or more, at most two
   per cat, the nearest first) is ringed inside its cells in that cat's own colour, with a pill
-  on its newest tile: the cat's face and ``size/need``.
+  on its newest tile: the cat's initials (a cue besides colour) and ``size/need``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw
 from engine.config import GameConfig, Restriction
 from engine.progress import CatGroup, GoalProgress, goal_progress, growing_groups
 from engine.views import SeatView
-from render import sprites, theme
+from render import theme
 from render.common import paste_at
 from render.geometry import QuiltLayout
 from render.sprites import Pen, hex_points, sprite_size
@@ -103,14 +103,20 @@ def _group(img: Image.Image, lay: QuiltLayout, config: GameConfig, seat: SeatVie
     x, y = lay.center(anchor)
     y -= r * 0.1  # between the tile's colour badge and its tokens
     words = f"{g.size}/{g.need}"
+    initial = theme.cat_initial(cat)  # the cue besides colour: which cat this ring is for
     f = theme.font(max(8, round(r * TEXT_SCALE)), theme.BLACK)
-    tok = max(5, round(r * 0.2))
+    gap = max(3.0, r * 0.1)
     h = r * 0.5
-    w = tok * 2 + 4 + f.getlength(words) + h * 0.6
+    iw = f.getlength(initial)
+    w = iw + gap * 2 + f.getlength(words) + h * 0.6
     d = ImageDraw.Draw(img)
     x0, x1 = x - w / 2, x + w / 2
     d.rounded_rectangle((x0 - 2, y - h / 2 - 2, x1 + 2, y + h / 2 + 2), radius=h / 2 + 2,
                         fill=theme.INK)
     d.rounded_rectangle((x0, y - h / 2, x1, y + h / 2), radius=h / 2, fill=fur)
-    paste_at(img, sprites.cat_token(cat, tok), (x0 + h * 0.3 + tok, y))
-    d.text((x1 - h * 0.3, y), words, font=f, fill=_ink_on(fur), anchor="rm")
+    ink = _ink_on(fur)
+    left = x0 + h * 0.3
+    d.text((left, y), initial, font=f, fill=ink, anchor="lm")
+    sep = left + iw + gap
+    d.line([(sep, y - h * 0.3), (sep, y + h * 0.3)], fill=ink, width=max(1, round(r / 24)))
+    d.text((x1 - h * 0.3, y), words, font=f, fill=ink, anchor="rm")

@@ -179,11 +179,12 @@ def draw_quilt(
     header: bool = True,
     hints: bool = True,
     words: bool = True,
+    header_h: int | None = None,
 ) -> Image.Image:
     """The quilt as a Pillow image (RGB); see :func:`render.render_quilt`. ``words=False``
     leaves out the cell names and the goal tiles' symbols and values (a thumbnail, too small
-    for them to be read)."""
-    lay = quilt_layout(radius, header=header)
+    for them to be read); ``header_h`` sets the header's height (:func:`quilt_layout`)."""
+    lay = quilt_layout(radius, header=header, header_h=header_h)
     quilt = seat.quilt
     border = tuple((c, quilt[c]) for c in BORDER if quilt[c] >= 0)
     img = _board_base(border, seat.board, lay, words).copy()
@@ -233,8 +234,10 @@ def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: Game
         if not hints:
             continue
         by_color, by_pattern = goal_states(seat.quilt, spot, rule.counts)
-        icon_r = max(4, round(radius * 0.17))
-        for dx, kind, state in ((-0.27, "colors", by_color), (0.27, "patterns", by_pattern)):
+        # Big enough that the symbol in each disc (colours, patterns) is as tall as a capital
+        # of the smallest text once the picture is 400 px wide (tests/render/legibility.py).
+        icon_r = max(4, round(radius * 0.2))
+        for dx, kind, state in ((-0.25, "colors", by_color), (0.25, "patterns", by_pattern)):
             icon = sprites.goal_status_icon(kind, state, icon_r)
             paste_at(img, icon, (at[0] + dx * radius, at[1] + 0.63 * radius))
 

@@ -7,14 +7,21 @@ Frames, by decision: one per placement, so each player's tile appears on its own
 with nothing to follow). A game of ``p`` players therefore has ``22 * p + 3`` frames: the start
 (goals placed, quilts empty), the ``22 * p`` placements, the finished quilts with their tokens
 and nothing over them (:data:`FINISHED_MS`, long enough to look at them), and the final scores
-(a card over the faded quilts). The start shows for :data:`START_MS`, the end for
-:data:`END_MS`, and each placement for ``PLAY_MS / (22 * p)`` ms (within :data:`MOVE_MS`), so
-any game replays in about a quarter of a minute.
+on the finished quilts themselves: each goal tile carries the points it scored, each quilt's
+header its place (a medal) and total, the Master Quilter a rosette; nothing is covered.
+
+Layout: as the table picture, two quilts a row for 2 to 4 players (thumbnails under a header
+that reads at 400 px wide), so that the GIF is about as tall as wide and reads inline in
+Discord without being opened (docs/pictures.md); one quilt alone at full size.
+
+The start shows for :data:`START_MS`, the end for :data:`END_MS`, and each placement for
+``PLAY_MS / (22 * p)`` ms (within :data:`MOVE_MS`), so any game replays in about a quarter of
+a minute.
 
 Colours: every frame shares one 255-colour palette that starts with the exact colours of the
 table picture (each tile's fabric and motif, the board's printed patches, the ink, the linen,
 the tokens: :func:`fixed_colors`), the rest chosen from the first picture, the finished quilts
-and the final card; so a magenta tile stays the magenta of the table picture in every frame.
+and the final scores; so a magenta tile stays the magenta of the table picture in every frame.
 
 Speed and size: only the quilts that changed are redrawn and re-mapped to it; each frame is
 written as the rectangle that changed, with unchanged pixels transparent, and the GIF is
@@ -37,11 +44,11 @@ from engine.scoring import rank
 from engine.state import TURNS_PER_PLAYER, Phase
 from engine.views import PublicView
 from render import sprites, theme
-from render.common import panel, paste_at, score_chips, text
+from render.common import paste_at, score_chips, text
 from render.geometry import QuiltLayout, quilt_layout
 from render.quilt import draw_quilt
 from render.scoresheet import MEDALS, rosette
-from render.table import PER_ROW, _quilt_radius, player_name
+from render.table import GRID_WIDTH, _quilt_radius, grid_header, per_row, player_name
 
 WIDTH = 800
 MARGIN = 16
@@ -53,7 +60,7 @@ END_MS = 6000
 PLAY_MS = 16000
 MOVE_MS = (150, 600)
 TRANSPARENT = 255  # the palette index left free for "unchanged" pixels
-FADE = 0.55  # how far the quilts fade toward the linen under the final card
+GOAL_DISC = 0.62  # the disc of a goal's points on the final frame, as a share of the radius
 
 REPLAY_LABELS: Mapping[str, str] = {
     "replay_title": "Game replay",
@@ -75,45 +82,44 @@ def replay_label(labels: Mapping[str, str] | None, key: str) -> str:
 class ReplayLayout:
     """Where things sit in every frame: ``quilts[seat]`` is the top-left corner of that
     seat's quilt picture (drawn with ``quilt``: its cells at ``quilt.center(cell)`` from
-    there), ``card`` the final-scores card, ``card_rows[k]`` the centre of the medal of the
-    k-th player in the final ranking."""
+    there), ``medals[seat]`` the centre of the medal in its header on the final frame."""
 
     size: tuple[int, int]
     quilt: QuiltLayout
     quilts: tuple[tuple[int, int], ...]
-    card: tuple[int, int, int, int]
-    card_rows: tuple[tuple[int, int], ...]
+    medals: tuple[tuple[int, int], ...]
 
 
-CARD_HEAD = 62
-CARD_ROW = 54
+def replay_width(players: int) -> int:
+    return WIDTH if players <= 1 else GRID_WIDTH
+
+
+def medal_radius(lay: QuiltLayout) -> int:
+    return max(9, round(lay.header * 0.36))
 
 
 @lru_cache(maxsize=8)
-def replay_layout(players: int, width: int = WIDTH) -> ReplayLayout:
-    """The layout of a replay of a ``players``-seat game, ``width`` px wide."""
+def replay_layout(players: int, width: int | None = None) -> ReplayLayout:
+    """The layout of a replay of a ``players``-seat game (``width``: by default 800 px for one
+    quilt, else :data:`render.table.GRID_WIDTH`)."""
+    width = width or replay_width(players)
     radius = _quilt_radius(players, width)
-    lay = quilt_layout(radius)
+    lay = quilt_layout(radius, header_h=grid_header(players))
     qw, qh = lay.size
-    per_row = PER_ROW
-    rows = math.ceil(players / per_row)
+    cols = per_row(players)
+    rows = math.ceil(players / cols)
     origins = []
     for i in range(players):
-        row, col = divmod(i, per_row)
-        in_row = min(per_row, players - row * per_row)
+        row, col = divmod(i, cols)
+        in_row = min(cols, players - row * cols)
         row_w = in_row * qw + (in_row - 1) * GAP
         origins.append((round((width - row_w) / 2 + col * (qw + GAP)),
                         BAR_H + row * (qh + GAP)))
     height = BAR_H + rows * (qh + GAP) - GAP + MARGIN
-    card_w = min(560, width - 2 * MARGIN)
-    card_h = CARD_HEAD + players * CARD_ROW + 14
-    grid_mid = (BAR_H + height - MARGIN) // 2
-    x0 = (width - card_w) // 2
-    y0 = max(BAR_H + 8, grid_mid - card_h // 2)
-    card = (x0, y0, x0 + card_w, y0 + card_h)
-    rows_at = tuple((x0 + 40, y0 + CARD_HEAD + k * CARD_ROW + CARD_ROW // 2)
-                    for k in range(players))
-    return ReplayLayout((width, height), lay, tuple(origins), card, rows_at)
+    mr = medal_radius(lay)
+    cy = round(lay.header * 0.55 + lay.margin * 0.2)
+    medals = tuple((x + lay.margin + mr, y + cy) for x, y in origins)
+    return ReplayLayout((width, height), lay, tuple(origins), medals)
 
 
 def frame_count(players: int) -> int:
@@ -131,25 +137,35 @@ def move_ms(players: int) -> int:
 
 
 def _quilt(view: PublicView, seat: int, names: Sequence[str], lay: ReplayLayout,
-           ring: bool) -> Image.Image:
+           ring: bool, name: bool = True) -> Image.Image:
     sv = view.seats[seat]
     last = sv.placed[-1] if ring and sv.placed else None
-    return draw_quilt(sv, view.config, highlight=last, name=player_name(names, seat),
-                      radius=lay.quilt.radius, hints=False)
+    players = len(view.seats)
+    return draw_quilt(sv, view.config, highlight=last,
+                      name=player_name(names, seat) if name else None,
+                      radius=lay.quilt.radius, hints=False, words=players <= 1,
+                      header_h=grid_header(players))
 
 
-def _bar(width: int, title: str, placed: int) -> Image.Image:
-    """The top bar: the title on the left, tiles placed per quilt so far ``n/22`` right."""
+def _bar(width: int, title: str, placed: int, winner: str | None = None) -> Image.Image:
+    """The top bar: the title on the left, tiles placed per quilt so far ``n/22`` right (on
+    the final frame, ``winner``: the Master Quilter's rosette and title instead)."""
     img = Image.new("RGB", (width, BAR_H), theme.BACKGROUND)
     cy = BAR_H * 0.55
-    turn = f"{placed}/{TURNS_PER_PLAYER}"
-    f = theme.font(26, theme.BLACK)
     right = width - MARGIN
-    tw = f.getlength(turn)
-    ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
-    paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))
-    text(img, (MARGIN, cy), title, 28, weight=theme.BLACK, anchor="lm",
-         max_w=width - 2 * MARGIN - tw - 60)
+    if winner is not None:
+        tw = text(img, (right, cy), winner, 22, weight=theme.BOLD, fill=theme.ACCENT,
+                  anchor="rm", max_w=width * 0.45)
+        paste_at(img, rosette(13), (right - tw - 20, cy))
+        left_room = width - 2 * MARGIN - tw - 50
+    else:
+        turn = f"{placed}/{TURNS_PER_PLAYER}"
+        f = theme.font(26, theme.BLACK)
+        tw = f.getlength(turn)
+        ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
+        paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))
+        left_room = width - 2 * MARGIN - tw - 60
+    text(img, (MARGIN, cy), title, 28, weight=theme.BLACK, anchor="lm", max_w=left_room)
     return img
 
 
@@ -158,38 +174,47 @@ def _round(view: PublicView) -> int:
     return max((len(s.placed) for s in view.seats), default=0)
 
 
-def _card(img: Image.Image, view: PublicView, names: Sequence[str], lay: ReplayLayout,
-          labels: Mapping[str, str] | None) -> None:
-    """The final scores: players best first, medals, the Master Quilter, totals."""
+def _results(img: Image.Image, view: PublicView, names: Sequence[str],
+             lay: ReplayLayout) -> None:
+    """The final scores on the finished quilts: each goal tile's points on a disc (green when
+    it scored), and in each header the place's medal, the name and the totals (the quilts'
+    own chips), the Master Quilter with a rosette."""
     scores = [dict(s.score) for s in view.seats]
     places, winners, _ = rank(scores)
-    order = sorted(range(len(scores)), key=lambda i: (places[i], i))
-    x0, y0, x1, y1 = lay.card
-    panel(img, (x0, y0, x1, y1), fill=theme.PANEL, edge=theme.GOLD, radius=18, stitch=True)
-    text(img, ((x0 + x1) / 2, y0 + CARD_HEAD / 2 + 4), replay_label(labels, "final_scores"),
-         30, weight=theme.BLACK, anchor="mm", max_w=x1 - x0 - 40)
+    q = lay.quilt
+    r = q.radius
     d = ImageDraw.Draw(img)
-    for k, seat in enumerate(order):
-        mx, cy = lay.card_rows[k]
+    f_goal = theme.font(max(10, round(r * 0.8)), theme.BLACK)
+    mr = medal_radius(q)
+    f_medal = theme.font(max(9, round(mr * 1.25)), theme.BLACK)
+    for seat, (ox, oy) in enumerate(lay.quilts):
+        for spot, goal in zip(view.config.goal_spots, scores[seat].get("goals", []),
+                              strict=False):
+            cx, cy = q.center(spot)
+            cx, cy = cx + ox, cy + oy
+            points = int(goal.get("points", 0))
+            k = r * GOAL_DISC
+            fill = theme.GOOD if points > 0 else theme.INK_SOFT
+            d.ellipse((cx - k - 2, cy - k - 2, cx + k + 2, cy + k + 2), fill=theme.SEAM)
+            d.ellipse((cx - k, cy - k, cx + k, cy + k), fill=fill)
+            d.text((cx, cy + 1), str(points), font=f_goal, fill=theme.SEAM, anchor="mm")
+        mx, my = lay.medals[seat]
         place = places[seat]
-        r = 17
         fill = MEDALS[place - 1] if place <= len(MEDALS) else theme.INK_FAINT
-        d.ellipse((mx - r - 2, cy - r - 2, mx + r + 2, cy + r + 2), fill=theme.SEAM)
-        d.ellipse((mx - r, cy - r, mx + r, cy + r), fill=fill)
-        d.text((mx, cy + 1), str(place), font=theme.font(21, theme.BLACK), fill=theme.INK,
-               anchor="mm")
-        left = score_chips(img, x1 - 24, cy, 15, scores[seat])
-        name_x = mx + 32
-        won = seat in winners
-        if won:
-            text(img, (name_x, cy - 10), player_name(names, seat), 22, weight=theme.BLACK,
-                 anchor="lm", max_w=left - name_x - 12)
-            paste_at(img, rosette(10), (name_x + 9, cy + 15))
-            text(img, (name_x + 24, cy + 15), replay_label(labels, "master_quilter"), 17,
-                 weight=theme.BOLD, fill=theme.ACCENT, anchor="lm", max_w=left - name_x - 36)
-        else:
-            text(img, (name_x, cy), player_name(names, seat), 22, weight=theme.BOLD,
-                 anchor="lm", max_w=left - name_x - 12)
+        d.ellipse((mx - mr - 2, my - mr - 2, mx + mr + 2, my + mr + 2), fill=theme.SEAM)
+        d.ellipse((mx - mr, my - mr, mx + mr, my + mr), fill=fill)
+        d.text((mx, my + 1), str(place), font=f_medal, fill=theme.INK, anchor="mm")
+        x = float(mx + mr + 8)
+        if seat in winners:
+            paste_at(img, rosette(round(mr * 0.8)), (x + mr * 0.8, my))
+            x += mr * 1.6 + 6
+        # Where the quilt's own chips (drawn by its header) start.
+        chips = score_chips(img, ox + q.size[0] - q.margin, my, q.header * 0.38, scores[seat],
+                            draw=False)
+        # A little larger than the quilt's own name, so that shrunk to fit beside the medal
+        # it still reads at 400 px wide.
+        text(img, (x, my), player_name(names, seat), max(9, round(q.header * 0.58)),
+             anchor="lm", max_w=chips - x - q.header * 0.3)
 
 
 # --------------------------------------------------------------------------- the palette
@@ -298,7 +323,7 @@ def render_replay(
     names: Sequence[str] = (),
     *,
     labels: Mapping[str, str] | None = None,
-    width: int = WIDTH,
+    width: int | None = None,
 ) -> bytes:
     """The replay GIF of a finished game from its public views (start, then one per
     placement: :func:`engine.serialize.replay_views`). ``names[seat]`` label the quilts.
@@ -322,7 +347,7 @@ def render_replay(
     for s in range(players):
         rgb.paste(_quilt(views[0], s, names, lay, False), lay.quilts[s])
 
-    # The finished quilts and the final card, drawn now so that the palette holds their
+    # The finished quilts and the final scores, drawn now so that the palette holds their
     # colours too.
     finished = rgb.copy()
     end = views[-1]
@@ -330,12 +355,13 @@ def render_replay(
         finished.paste(_quilt(end, s, names, lay, False), lay.quilts[s])
     finished.paste(_bar(w, title, TURNS_PER_PLAYER), (0, 0))
     final = finished.copy()
-    grid = (0, BAR_H, w, h)
-    faded = Image.blend(final.crop(grid), Image.new("RGB", (w, h - BAR_H), theme.BACKGROUND),
-                        FADE)
-    final.paste(faded, grid[:2])
-    final.paste(_bar(w, replay_label(labels, "final_scores"), TURNS_PER_PLAYER), (0, 0))
-    _card(final, end, names, lay, labels)
+    for s in range(players):
+        final.paste(_quilt(end, s, names, lay, False, name=False), lay.quilts[s])
+    _results(final, end, names, lay)
+    _, winners, _ = rank([dict(seat.score) for seat in end.seats])
+    final.paste(_bar(w, replay_label(labels, "final_scores"), TURNS_PER_PLAYER,
+                     winner=replay_label(labels, "master_quilter") if winners else None),
+                (0, 0))
 
     palette = _palette((rgb, finished, final))
 

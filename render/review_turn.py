@@ -68,7 +68,10 @@ class TurnLayout:
         return x - self.crop[0] + self.origin[0], y - self.crop[1] + self.origin[1]
 
 
-def _crop(lay: QuiltLayout, cells: tuple[int, ...]) -> tuple[int, int, int, int]:
+def _crop(lay: QuiltLayout, cells: tuple[int, ...],
+          whole: tuple[int, ...] = ()) -> tuple[int, int, int, int]:
+    """The window around ``cells``; any of the ``whole`` cells (the design goals) it reaches
+    into is taken in entirely, so a goal is never cut at the edge."""
     w, h = lay.size
     xs = [lay.center(c)[0] for c in cells]
     ys = [lay.center(c)[1] for c in cells]
@@ -77,6 +80,11 @@ def _crop(lay: QuiltLayout, cells: tuple[int, ...]) -> tuple[int, int, int, int]
     mid = (max(xs) + min(xs)) / 2
     x0, x1 = mid - half, mid + half
     y0, y1 = min(ys) - AROUND_Y * lay.radius, max(ys) + AROUND_Y * lay.radius
+    for c in whole:
+        cx, cy = lay.center(c)
+        gx0, gx1, gy0, gy1 = cx - hw / 2, cx + hw / 2, cy - lay.radius, cy + lay.radius
+        if gx1 > x0 and gx0 < x1 and gy1 > y0 and gy0 < y1:
+            x0, x1, y0, y1 = min(x0, gx0 - 4), max(x1, gx1 + 4), min(y0, gy0 - 4), max(y1, gy1 + 4)
     # Slide the window back inside the quilt rather than cut it short.
     if x0 < 0:
         x0, x1 = 0, x1 - x0
@@ -89,18 +97,20 @@ def _crop(lay: QuiltLayout, cells: tuple[int, ...]) -> tuple[int, int, int, int]
     return round(x0), round(y0), round(min(x1, w)), round(min(y1, h))
 
 
-def turn_layout(played_cell: int, engine_cell: int, width: int = WIDTH) -> TurnLayout:
-    """The layout of the picture of a turn whose moves went on those cells."""
+def turn_layout(played_cell: int, engine_cell: int, width: int = WIDTH,
+                goals: tuple[int, ...] = ()) -> TurnLayout:
+    """The layout of the picture of a turn whose moves went on those cells (``goals``: the
+    design goals' cells, shown whole when the window reaches them)."""
     cells = (played_cell, engine_cell)
     radius = MIN_RADIUS
     for r in range(MAX_RADIUS, MIN_RADIUS - 1, -2):
         lay = quilt_layout(r, header=False)
-        x0, _, x1, _ = _crop(lay, cells)
+        x0, _, x1, _ = _crop(lay, cells, goals)
         if x1 - x0 <= width - 2 * MARGIN:
             radius = r
             break
     lay = quilt_layout(radius, header=False)
-    crop = _crop(lay, cells)
+    crop = _crop(lay, cells, goals)
     cw, ch = crop[2] - crop[0], crop[3] - crop[1]
     origin = ((width - cw) // 2, TITLE_H)
     top = TITLE_H + ch + 12
@@ -123,17 +133,54 @@ def move_ring(radius: int, colour: RGB, inset: float = 0.0) -> Image.Image:
     return pen.image()
 
 
+def _tag_box(at: tuple[float, float], words: str, size: int) -> tuple[float, float, float,
+                                                                       float]:
+    w = theme.font(size, theme.BLACK).getlength(words) + size
+    h = size * 1.5
+    return at[0] - w / 2 - 2, at[1] - h / 2 - 2, at[0] + w / 2 + 2, at[1] + h / 2 + 2
+
+
 def _tag(img: Image.Image, at: tuple[float, float], words: str, fill: RGB, size: int) -> None:
     """A pill with ``words`` (cream on ``fill``) centred on ``at``."""
     f = theme.font(size, theme.BLACK)
-    w = f.getlength(words) + size
-    h = size * 1.5
-    x, y = at
+    x0, y0, x1, y1 = _tag_box(at, words, size)
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((x - w / 2 - 2, y - h / 2 - 2, x + w / 2 + 2, y + h / 2 + 2),
-                        radius=h / 2 + 2, fill=theme.SEAM)
-    d.rounded_rectangle((x - w / 2, y - h / 2, x + w / 2, y + h / 2), radius=h / 2, fill=fill)
-    d.text((x, y), words, font=f, fill=theme.SEAM, anchor="mm")
+    d.rounded_rectangle((x0, y0, x1, y1), radius=(y1 - y0) / 2, fill=theme.SEAM)
+    d.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), radius=(y1 - y0) / 2 - 2, fill=fill)
+    d.text(at, words, font=f, fill=theme.SEAM, anchor="mm")
+
+
+def _hits(box: tuple[float, float, float, float], centre: tuple[float, float],
+          r: float) -> bool:
+    """Whether ``box`` reaches into the circle of radius ``r`` round ``centre``."""
+    x = min(max(centre[0], box[0]), box[2])
+    y = min(max(centre[1], box[1]), box[3])
+    return (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < r * r
+
+
+def _tag_spot(lay: TurnLayout, cell: int, words: str, size: int,
+              avoid: list[tuple[float, float, float, float]], goals: tuple[int, ...],
+              prefer_below: bool = False) -> tuple[float, float]:
+    """Where a cell's tag goes: above the cell, else below it, else on it, whichever first
+    covers no design goal (their values are read there), no other tag and stays in the
+    crop."""
+    x, y = lay.center(cell)
+    r = lay.radius
+    spots = [(x, y - r * 0.95), (x, y + r * 0.95)]
+    if prefer_below:
+        spots.reverse()
+    ox, oy = lay.origin
+    frame = (ox, oy, ox + lay.crop[2] - lay.crop[0], oy + lay.crop[3] - lay.crop[1])
+    for at in spots:
+        box = _tag_box(at, words, size)
+        inside = (box[0] >= frame[0] and box[2] <= frame[2] and box[1] >= frame[1]
+                  and box[3] <= frame[3])
+        clear = not any(_hits(box, lay.center(g), r * 0.92) for g in goals)
+        apart = not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                        for b in avoid)
+        if inside and clear and apart:
+            return at
+    return x, y
 
 
 def _engine_tokens(img: Image.Image, quilt: QuiltLayout, before: SeatView, after: SeatView,
@@ -184,7 +231,8 @@ def draw_turn_compare(view: PrivateView, row: TurnReview, *,
     before = view.public.seats[view.seat]
     mine = parse_cell(row.played.cell)
     theirs = parse_cell(row.engine.cell)
-    lay = turn_layout(mine, theirs, width)
+    goals = tuple(cfg.goal_spots)
+    lay = turn_layout(mine, theirs, width, goals)
     played = seat_after(view, row.played)
     engine = seat_after(view, row.engine)
     img = Image.new("RGB", lay.size, theme.BACKGROUND)
@@ -214,13 +262,17 @@ def draw_turn_compare(view: PrivateView, row: TurnReview, *,
                        tuple(c.id for c in cfg.cats), at_theirs)
         paste_at(img, move_ring(r, ENGINE_LINE), at_theirs)
         paste_at(img, move_ring(r, PLAYER_LINE), at_mine)
-        _tag(img, (at_mine[0], at_mine[1] - r * 0.95), you, PLAYER_LINE, tag_size)
-        _tag(img, (at_theirs[0], at_theirs[1] - r * 0.95), bot, ENGINE_LINE, tag_size)
+        at_you = _tag_spot(lay, mine, you, tag_size, [], goals)
+        at_bot = _tag_spot(lay, theirs, bot, tag_size, [_tag_box(at_you, you, tag_size)],
+                           goals)
     else:
         paste_at(img, move_ring(r, PLAYER_LINE), at_mine)
         paste_at(img, move_ring(r, ENGINE_LINE, inset=0.22), at_mine)
-        _tag(img, (at_mine[0], at_mine[1] - r * 0.95), you, PLAYER_LINE, tag_size)
-        _tag(img, (at_mine[0], at_mine[1] + r * 0.95), bot, ENGINE_LINE, tag_size)
+        at_you = _tag_spot(lay, mine, you, tag_size, [], goals)
+        at_bot = _tag_spot(lay, mine, bot, tag_size, [_tag_box(at_you, you, tag_size)],
+                           goals, prefer_below=True)
+    _tag(img, at_you, you, PLAYER_LINE, tag_size)
+    _tag(img, at_bot, bot, ENGINE_LINE, tag_size)
 
     for k, (key, placement, ev, colour) in enumerate((
             ("review_played", row.played, row.ev_played, PLAYER_LINE),

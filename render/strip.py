@@ -67,11 +67,14 @@ def draw_strip(
     labels: Mapping[str, str] | None = None,
     radius: int = STRIP_RADIUS,
     background: tuple[int, int, int] = theme.BACKGROUND,
+    text_scale: float = 1.0,
 ) -> Image.Image:
     """Hand tiles (dark badges 1, 2) and market tiles (terracotta badges 1-3) side by side.
 
     ``last_turn``: the player's 22nd turn, which takes nothing from the market, so the market
-    is shown faded, without numbers, under the words for "last tile".
+    is shown faded, without numbers, under the words for "last tile". ``text_scale`` enlarges
+    the words and numbers alone (a strip in a wider picture, whose tiles keep a radius whose
+    sprites are already drawn).
     """
     w, h = strip_size(len(hand), width, radius, bag_count is not None)
     img = Image.new("RGB", (w, h), background)
@@ -86,17 +89,18 @@ def draw_strip(
     bottom = h - radius * 0.25
     tile_y = top + radius * 0.75 + radius * 1.05
     if hand:
-        _group(img, (x, top, x + hand_w, bottom), theme.label(labels, "hand"), radius)
+        _group(img, (x, top, x + hand_w, bottom), theme.label(labels, "hand"), radius,
+               text_scale=text_scale)
         for i, tile in enumerate(hand):
             cx = x + pad + slot * (i + 0.5)
             if selected == i:
                 paste_at(img, _selected_ring(radius), (cx, tile_y))
             paste_at(img, sprites.placed_sprite(tile, radius), (cx, tile_y))
-            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36)
+            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36 * text_scale)
         x += hand_w + gap
     title = theme.label(labels, "last_turn" if last_turn else "market")
     _group(img, (x, top, x + market_w, bottom), title, radius,
-           ink=theme.ACCENT if last_turn else theme.INK_SOFT)
+           ink=theme.ACCENT if last_turn else theme.INK_SOFT, text_scale=text_scale)
     for i, t in enumerate(market[:3]):
         cx = x + pad + slot * (i + 0.5)
         if t is None:
@@ -105,23 +109,25 @@ def draw_strip(
             paste_at(img, _faded_sprite(t, radius), (cx, tile_y))
         else:
             paste_at(img, sprites.placed_sprite(t, radius), (cx, tile_y))
-            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36,
+            badge(img, (cx, tile_y + radius * 0.98), str(i + 1), radius * 0.36 * text_scale,
                   fill=theme.ACCENT)
     if bag_count is not None:
         bx = x + pad + 3 * slot + radius * 0.6
         paste_at(img, bag_sprite(round(radius * 0.55)), (bx, tile_y - radius * 0.1))
-        f = theme.font(max(8, round(radius * 0.45)), theme.BLACK)
+        f = theme.font(max(8, round(radius * 0.45 * text_scale)), theme.BLACK)
         ImageDraw.Draw(img).text((bx, tile_y + radius * 0.14), str(bag_count), font=f,
                                  fill=theme.INK, anchor="mm")
     return img
 
 
 def _group(img: Image.Image, box: tuple[float, float, float, float], title: str,
-           radius: int, ink: tuple[int, int, int] = theme.INK_SOFT) -> None:
+           radius: int, ink: tuple[int, int, int] = theme.INK_SOFT,
+           text_scale: float = 1.0) -> None:
     panel(img, box, radius=radius * 0.35, stitch=False)
     x0, y0, x1, _ = box
-    text(img, (x0 + radius * 0.35, y0 + radius * 0.5), title, max(9, round(radius * 0.46)),
-         weight=theme.BOLD, fill=ink, anchor="lm", max_w=x1 - x0 - radius * 0.6)
+    text(img, (x0 + radius * 0.35, y0 + radius * 0.5), title,
+         max(9, round(radius * 0.46 * text_scale)), weight=theme.BOLD, fill=ink, anchor="lm",
+         max_w=x1 - x0 - radius * 0.6)
 
 
 @lru_cache(maxsize=64)

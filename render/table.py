@@ -15,7 +15,7 @@ from render import sprites, theme
 from render.common import cat_need, fit_font, panel, paste_at, text
 from render.geometry import quilt_layout
 from render.quilt import draw_quilt
-from render.strip import draw_strip
+from render.strip import STRIP_RADIUS, draw_strip
 
 TABLE_WIDTH = 640
 MARGIN = 16
@@ -36,6 +36,8 @@ CARD_H = 156
 
 
 NEED_Y = 108  # the centre line of a card's lower half: the need, and the patterns or words
+NARROW_CARD = 240  # a card narrower than this carries its points on a badge (see _card_face)
+CARD_INSET = 16  # a card's edge and its running stitch
 
 
 def cat_card_base(cat_id: str, points: int, min_size: int,
@@ -56,27 +58,53 @@ def _card_face(cat_id: str, points: int, min_size: int,
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
     paste_at(img, sprites.cat_token(cat_id, tok), (16 + tok, 23 + tok))
-    # Points in a dark pill at the top right, like the score chips.
-    f_pts = theme.font(27, theme.BLACK)
-    pts = str(points)
-    pw = max(f_pts.getlength(pts) + 22, 40)
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
-    d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+    pts = str(points)
     name = cat_id.capitalize()
     name_x = 16 + 2 * tok + 8
-    text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm",
-         max_w=width - 14 - pw - 8 - name_x)
-    cat_need(img, min_size, shape, (width * 0.27, NEED_Y), width * 0.44)
+    if width >= NARROW_CARD:
+        # Points in a dark pill at the top right, like the score chips.
+        f_pts = theme.font(27, theme.BLACK)
+        pw = max(f_pts.getlength(pts) + 22, 40)
+        d.rounded_rectangle((width - 14 - pw, 22, width - 14, 62), radius=20, fill=theme.INK)
+        d.text((width - 14 - pw / 2, 42), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+        name_room = width - 14 - pw - 8 - name_x
+        cat_need(img, min_size, shape, (width * 0.27, NEED_Y), width * 0.44)
+    else:
+        # A narrow card (three on a 640 px table): the points on a dark badge at the face's
+        # corner, so that the whole name fits beside the face; the need left of the patterns.
+        f_pts = theme.font(21, theme.BLACK)
+        br = max(14.0, f_pts.getlength(pts) / 2 + 7)
+        bx, by = 16 + 2 * tok - 8, 23 + 2 * tok - 2
+        d.ellipse((bx - br - 2, by - br - 2, bx + br + 2, by + br + 2), fill=theme.SEAM)
+        d.ellipse((bx - br, by - br, bx + br, by + br), fill=theme.INK)
+        d.text((bx, by + 1), pts, font=f_pts, fill=theme.SEAM, anchor="mm")
+        name_x = round(bx + br + 4)
+        name_room = width - 12 - name_x
+        pr, xs = pattern_spots(width)
+        left = xs[0] - pr * math.sqrt(3) / 2 - 6
+        cat_need(img, min_size, shape, ((CARD_INSET + left) / 2, NEED_Y), left - CARD_INSET,
+                 hex_radius=min(36, round((left - CARD_INSET) / 2.2)))
+    text(img, (name_x, 42), name, 25, weight=theme.BLACK, anchor="lm", max_w=name_room)
     return img
+
+
+def pattern_spots(width: int) -> tuple[int, tuple[float, float]]:
+    """The radius of a card's two pattern hexes and their centres' x: both inside the card's
+    right part, clear of its stitched edge, however narrow the card."""
+    inset = CARD_INSET
+    room = width * 0.56 - inset  # from where the need ends to the inner edge
+    pr = max(12, min(30, math.floor(room / (2 * math.sqrt(3) + 0.3))))
+    hw = pr * math.sqrt(3) / 2  # half a pattern hex's width
+    right = width - inset - hw
+    return pr, (right - 2 * hw - 0.3 * pr, right)
 
 
 def cat_card(cat: CatRule, width: int) -> Image.Image:
     """One cat's card: face, name, points, what it needs and the two patterns it likes."""
     img = cat_card_base(cat.id, cat.points, cat.min_size, cat.shape, width)
-    pr = 30
-    for k, p in enumerate(cat.patterns):
-        x = width * 0.62 + k * (pr * 1.85)
+    pr, xs = pattern_spots(width)
+    for x, p in zip(xs, cat.patterns, strict=True):
         paste_at(img, sprites.pattern_sprite(p, pr), (x, NEED_Y))
     return img
 
@@ -93,18 +121,41 @@ def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> f
 # --------------------------------------------------------------------------- the table
 
 
-# The quilts go one under the other, each as big as a turn's quilt: on a phone (a picture
-# about 400 px wide) two quilts side by side were 190 px each, too small to read a cell's name
-# or a score. Taller, but every quilt reads.
+# How the table reads inline in Discord (docs/pictures.md): a picture much taller than wide
+# is shrunk until its height fits the chat's box, so the quilts of 2 to 4 players go two to a
+# row, as thumbnails (no cell names or goal texts, which a phone could not read anyway) under
+# a header tall enough for names and scores to read at 400 px wide. One quilt alone keeps the
+# turn picture's size, words and all.
 QUILT_RADIUS = 44
-PER_ROW = 1
+GRID_WIDTH = 960
+GRID_HEADER = 48
+
+
+def per_row(players: int) -> int:
+    """Quilts side by side: one alone, else two."""
+    return 1 if players <= 1 else 2
+
+
+def table_width(players: int) -> int:
+    return TABLE_WIDTH if players <= 1 else GRID_WIDTH
+
+
+def grid_header(players: int) -> int | None:
+    """The quilts' header height on the table and the replay (None: the quilt's own)."""
+    return None if players <= 1 else GRID_HEADER
 
 
 def _quilt_radius(players: int, width: int) -> int:
-    del players  # one quilt per row, whatever the number of players
+    cols = per_row(players)
+    room = (width - 2 * MARGIN - (cols - 1) * GAP) / cols
     # A layout's width is 7.5 hex widths plus two margins of 0.32 radius.
-    fit = math.floor((width - 2 * MARGIN) / (7.5 * math.sqrt(3) + 0.64))
+    fit = math.floor(room / (7.5 * math.sqrt(3) + 0.64))
     return max(12, min(QUILT_RADIUS, fit))
+
+
+def table_radius(players: int) -> int:
+    """The quilts' radius on the table of ``players``."""
+    return _quilt_radius(players, table_width(players))
 
 
 def draw_table(
@@ -113,19 +164,25 @@ def draw_table(
     *,
     labels: Mapping[str, str] | None = None,
     highlight_last: bool = True,
-    width: int = TABLE_WIDTH,
 ) -> Image.Image:
     """The table everyone sees in the game's thread."""
     cfg = view.config
     n = len(view.seats)
+    width = table_width(n)
     radius = _quilt_radius(n, width)
-    lay = quilt_layout(radius)
+    lay = quilt_layout(radius, header_h=grid_header(n))
     qw, qh = lay.size
-    per_row = PER_ROW
-    rows = math.ceil(n / per_row)
+    cols = per_row(n)
+    rows = math.ceil(n / cols)
     head_h = 56
+    # In the wide grid the market's tiles take the quilts' full radius (their sprites are the
+    # turn picture's, already drawn and cached) and its words and numbers grow a little more,
+    # so that they read at 400 px wide.
+    wide = width > TABLE_WIDTH
     strip = draw_strip((), view.market, width=width, bag_count=view.bag_count, labels=labels,
-                       background=theme.BACKGROUND)
+                       background=theme.BACKGROUND,
+                       radius=QUILT_RADIUS if wide else STRIP_RADIUS,
+                       text_scale=1.12 if wide else 1.0)
     height = (head_h + CARD_H + GAP + strip.height + GAP + rows * (qh + GAP) + MARGIN)
     img = Image.new("RGB", (width, height), theme.BACKGROUND)
 
@@ -136,8 +193,8 @@ def draw_table(
     y += strip.height + GAP
 
     for i, seat in enumerate(view.seats):
-        row, col = divmod(i, per_row)
-        in_row = min(per_row, n - row * per_row)
+        row, col = divmod(i, cols)
+        in_row = min(cols, n - row * cols)
         row_w = in_row * qw + (in_row - 1) * GAP
         x = (width - row_w) / 2 + col * (qw + GAP)
         qy = y + row * (qh + GAP)
@@ -148,7 +205,7 @@ def draw_table(
                                 outline=theme.ACCENT, width=4)
         last = seat.placed[-1] if highlight_last and seat.placed else None
         q = draw_quilt(seat, cfg, highlight=last, name=player_name(names, i), radius=radius,
-                       hints=False)
+                       hints=False, words=cols == 1, header_h=grid_header(n))
         img.paste(q, (round(x), round(qy)))
     return img
 

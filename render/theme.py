@@ -55,6 +55,12 @@ def cat_fur(cat_id: str | None) -> RGB:
     cat = load_catalog().cats.get(cat_id)
     return GENERIC_FUR if cat is None else cat.fur
 
+def cat_initial(cat_id: str) -> str:
+    """Two letters naming cat ``cat_id`` on its rings ("Ca" Callie, "Co" Coconut): a cue
+    besides colour, different for every two cats (tests/render/test_cat_colours.py)."""
+    return cat_id[:2].title()
+
+
 # Target OKLab lightness per colour id, spread evenly so the six colours stay apart in
 # greyscale (luma about 49, 86, 115, 151, 189, 225); hue and chroma come from the catalogue.
 _TARGET_LIGHTNESS: Mapping[str, float] = {

@@ -56,6 +56,8 @@ SLOW: dict[str, frozenset[str] | None] = {
         "test_review_ignores_hidden_information",  # 8 s
         "test_same_input_same_review",  # two whole reviews: 15-40 s
     }),
+    # Three whole 4-player replay GIFs with every drawn character checked: 2-5 s each.
+    "tests/render/test_scripts.py": frozenset({"test_replay_names"}),
     "tests/core/test_processes.py": None,  # OS processes on PostgreSQL, 4-6 s each
     "tests/core/test_computer_seats.py": frozenset({"test_the_demo_previews_the_move_it_plays"}),
     # One fresh interpreter per adapter module (31, about 36 s together); the import circles

@@ -11,6 +11,11 @@ picture; :func:`problems` scales them to ``PHONE`` px of picture width.
 Thresholds: a cap height of at least :data:`MIN_CAP` px at phone width (the font then is about
 8.5 px: the smallest a legend can be and still be read), and the WCAG contrast ratio: 4.5 for
 small text, 3 for large text (cap height 13 px and more, WCAG's 14 pt bold).
+
+Marks that carry meaning without words are held to the same floor: :data:`MARKS` lists the
+sprite makers watched (the goal tiles' way discs: met, open or lost by colours and by
+patterns) and the share of the sprite's radius their symbol spans; that symbol must be at
+least :data:`MIN_CAP` px tall at phone width, like a letter.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ LARGE_RATIO = 3.0
 RGB = tuple[int, int, int]
 
 
+# sprite maker (in render.sprites) -> the height of its symbol, as a multiple of its radius
+MARKS = {"goal_status_icon": 1.24}
+
+
 @dataclass(frozen=True)
 class TextMark:
     text: str
@@ -38,6 +47,14 @@ class TextMark:
     fill: RGB
     under: tuple[RGB, ...]  # the colours covering at least a fifth of the text's box
     canvas: tuple[int, int]  # the size of the image it was drawn on
+
+
+@dataclass(frozen=True)
+class IconMark:
+    """A mark drawn without words: its symbol's height in px as drawn."""
+
+    text: str  # "<maker>", so that lists of marks still read as texts
+    height: float
 
 
 def _luminance(rgb: RGB) -> float:
@@ -101,9 +118,9 @@ def _clear_render_caches() -> None:
 
 
 @contextmanager
-def recording() -> Iterator[list[TextMark]]:
+def recording() -> Iterator[list[TextMark | IconMark]]:
     """Every text drawn inside the block (caches emptied before and after)."""
-    marks: list[TextMark] = []
+    marks: list[TextMark | IconMark] = []
     original = ImageDraw.ImageDraw.text
 
     def text(self: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, fill: object = None,
@@ -119,20 +136,42 @@ def recording() -> Iterator[list[TextMark]]:
                                       _under(img, tuple(round(v) for v in box)), img.size))
         original(self, xy, text, fill, font, anchor, *args, **kwargs)  # type: ignore[arg-type]
 
+    from render import sprites
+
+    makers = {name: getattr(sprites, name) for name in MARKS}
+
+    def watched(name: str) -> object:
+        made = makers[name]
+
+        def make(*args: object, **kwargs: object) -> object:
+            radius = kwargs.get("radius", args[-1] if args else 0)
+            assert isinstance(radius, int | float)
+            marks.append(IconMark(f"<{name}>", MARKS[name] * radius))  # type: ignore[arg-type]
+            return made(*args, **kwargs)
+        return make
+
     _clear_render_caches()
     ImageDraw.ImageDraw.text = text  # type: ignore[method-assign]
+    for name in MARKS:
+        setattr(sprites, name, watched(name))
     try:
         yield marks
     finally:
         ImageDraw.ImageDraw.text = original  # type: ignore[method-assign]
+        for name, made in makers.items():
+            setattr(sprites, name, made)
         _clear_render_caches()
 
 
-def problems(marks: list[TextMark], width: int, phone: int = PHONE) -> list[str]:
+def problems(marks: list[TextMark | IconMark], width: int, phone: int = PHONE) -> list[str]:
     """What would not read at ``phone`` px wide, for a picture ``width`` px wide."""
     scale = phone / width
     out = []
     for m in marks:
+        if isinstance(m, IconMark):
+            if m.height * scale < MIN_CAP - 1e-6:
+                out.append(f"{m.text}: symbol {m.height * scale:.1f} px at {phone} px wide")
+            continue
         cap = m.cap * scale
         if cap < MIN_CAP - 1e-6:
             out.append(f"{m.text!r}: cap height {cap:.1f} px at {phone} px wide")

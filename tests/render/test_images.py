@@ -29,7 +29,7 @@ from render.quilt import draw_quilt
 from render.samples import best_preview
 from render.scoresheet import draw_scoresheet
 from render.strip import draw_strip
-from render.table import TABLE_WIDTH
+from render.table import table_width
 from render.theme import DEFAULT_LABELS, label
 
 from .helpers import decode, diff_bbox, mean_abs_diff
@@ -83,7 +83,7 @@ def test_table_for_every_player_count(two_mid: GameState, four_mid: GameState,
         data = render_table(view, names)
         assert len(data) <= LIMIT
         img = decode(data)
-        assert img.width == TABLE_WIDTH
+        assert img.width == table_width(len(view.seats))
         heights[len(view.seats)] = img.height
     assert heights[2] < heights[3] <= heights[4]
 
@@ -195,7 +195,8 @@ def test_no_hand_and_solo_turns() -> None:
         prev, legal, _ = best_preview(state)
         img = decode(render_turn(view, preview=prev, legal=legal))
         assert img.width == quilt_layout().size[0]
-        assert decode(render_table(public_view(state), ["Solo"])).width == TABLE_WIDTH
+        table = decode(render_table(public_view(state), ["Solo"]))
+        assert table.width == table_width(state.config.players)
 
 
 def test_last_turn_fades_the_market(two_mid: GameState) -> None:
@@ -255,3 +256,26 @@ def test_scoresheet_shows_the_scenario_targets() -> None:
         0, 8, True, tuple((c[0], c[1], c[1], True) for c in conditions)))
     assert share_near(passed, head, theme.GOOD, tol=30) > share_near(passed, head, theme.BAD,
                                                                        tol=30)
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_cat_cards_are_whole(players: int) -> None:
+    """On the table of 1 player (640 px: narrow cards) and of 4 (960 px), every cat's card
+    holds its whole name (no ellipsis) and both pattern hexes inside its edge: nothing but the
+    card's soft shadow lies right of it."""
+    from data import load_catalog
+    from engine.config import CatRule
+    from render.table import CARD_H, GAP, MARGIN, cat_card
+
+    from .legibility import recording
+
+    width = (table_width(players) - 2 * MARGIN - 2 * GAP) // 3
+    for cat in load_catalog().cats.values():
+        rule = CatRule(cat.id, cat.points, cat.min_size or 0, tuple(cat.shape or ()), (0, 3))
+        with recording() as marks:
+            card = cat_card(rule, width)
+        drawn = [m.text for m in marks]
+        assert cat.id.capitalize() in drawn, (cat.id, drawn)
+        beyond = card.getchannel("A").crop((width + 1, 0, card.width, CARD_H))
+        most = beyond.getextrema()[1]
+        assert isinstance(most, int) and most <= 60, (cat.id, most)

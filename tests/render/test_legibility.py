@@ -217,8 +217,8 @@ def test_last_tile_and_preview_marks_stand_out_at_phone_width(games: Games) -> N
     from PIL import ImageChops
     diff = ImageChops.difference(pa, pb).convert("L").point(lambda v: 255 if v > 40 else 0)
     rings = diff.histogram()[255]
-    from render.table import QUILT_RADIUS
-    r400 = QUILT_RADIUS * sc
+    from render.table import table_radius
+    r400 = table_radius(4) * sc
     # Four rings, each about 2 px wide along a perimeter of 6 radii (at least).
     assert rings >= 4 * 2 * 6 * r400 * 0.8, rings
 
@@ -241,7 +241,7 @@ def test_review_moves_stand_out_at_phone_width(games: Games) -> None:
     legal = [m for m in legal_moves(g, seat) if isinstance(m, PlaceTile)]
     a = legal[0]
     b = next(m for m in legal if m.cell != a.cell and m.hand != a.hand)
-    lay = turn_layout(a.cell, b.cell)
+    lay = turn_layout(a.cell, b.cell, goals=tuple(g.config.goal_spots))
     for cell, colour in ((a.cell, PLAYER_LINE), (b.cell, ENGINE_LINE)):
         x, y = lay.center(cell)
         r = lay.radius * scale

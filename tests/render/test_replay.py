@@ -23,7 +23,7 @@ from render.quilt import draw_quilt
 from render.replay import END_MS, FINISHED_MS, START_MS, move_ms
 from render.samples import play_record
 from render.scoresheet import MEDALS
-from render.theme import INK_FAINT, tile_palette
+from render.theme import GOOD, INK_FAINT, INK_SOFT, tile_palette
 
 from .helpers import mean_abs_diff, near, share_near
 
@@ -108,24 +108,40 @@ def test_first_frame_has_empty_quilts_and_each_frame_adds_a_tile(four):
 
 
 def test_last_frame_shows_the_final_scores(four):
-    """The end: the final-scores card, the first player's medal gold, and the card differs
-    from the frame before it."""
+    """The end: the final scores on the finished quilts themselves. Each header carries its
+    place's medal (the first gold); each goal tile a disc with its points, green when it
+    scored; and the rest of every quilt is exactly the finished frame (nothing covered)."""
     _, views, data = four
     fs = frames(data)
     lay = replay_layout(4)
     last, before = fs[-1], fs[-2]
-    assert last.crop(lay.card).tobytes() != before.crop(lay.card).tobytes()
-    places, _, _ = rank([dict(s.score) for s in views[-1].seats])
-    order = sorted(range(4), key=lambda i: (places[i], i))
-    for k, seat in enumerate(order):
-        mx, my = lay.card_rows[k]
-        medal = last.getpixel((mx - 8, my - 8))
+    end = views[-1]
+    places, _, _ = rank([dict(s.score) for s in end.seats])
+    assert min(places) == 1
+    q = lay.quilt
+    qw, qh = q.size
+    for seat in range(4):
+        mx, my = lay.medals[seat]
+        medal = last.getpixel((mx - 12, my))  # the disc, left of its number
         want = MEDALS[places[seat] - 1] if places[seat] <= len(MEDALS) else INK_FAINT
-        assert near(medal, want, 30), (k, medal)
-    assert places[order[0]] == 1
-    # Outside the card the quilts are faded toward the linen (lighter than before).
-    probe = (lay.quilts[0][0] + 12, lay.quilts[0][1] + 40)
-    assert sum(last.getpixel(probe)) >= sum(before.getpixel(probe))
+        assert near(medal, want, 30), (seat, medal)
+        ox, oy = lay.quilts[seat]
+        goals = end.seats[seat].score["goals"]
+        for spot, goal in zip(end.config.goal_spots, goals, strict=True):
+            cx, cy = q.center(spot)
+            rim = last.getpixel((round(ox + cx - q.radius * 0.45), round(oy + cy)))
+            assert near(rim, GOOD if goal["points"] > 0 else INK_SOFT, 30), (seat, rim)
+        # Below the header and away from the goal tiles: the finished quilt, untouched.
+        board = (ox, oy + q.header, ox + qw, oy + qh)
+        a, b = last.crop(board), before.crop(board)
+        for spot in end.config.goal_spots:
+            cx, cy = q.center(spot)
+            k = q.radius
+            top = cy - q.header
+            hole = (round(cx - k), round(top - k), round(cx + k), round(top + k))
+            a.paste((0, 0, 0), hole)
+            b.paste((0, 0, 0), hole)
+        assert mean_abs_diff(a, b) < 0.5, seat
 
 
 @pytest.mark.parametrize(("options", "seats"), [
@@ -172,7 +188,8 @@ def test_replay_keeps_the_table_colours_in_every_frame(four):
     fs = frames(data)
     lay = replay_layout(4)
     fabric = [f for f, _ in tile_palette()]
-    r = lay.quilt.radius
+    q = lay.quilt
+    r = q.radius
     finished = fs[-2]
     for k in (8, 30, 60, 88, len(views) - 1):
         view = views[k]
@@ -184,7 +201,8 @@ def test_replay_keeps_the_table_colours_in_every_frame(four):
                 cx, cy = lay.quilt.center(cell)
                 want = fabric[tile // 6]
                 got = _tile_share(frame, (ox + cx, oy + cy), r, want)
-                table = draw_quilt(view.seats[seat], view.config, radius=r, hints=False)
+                table = draw_quilt(view.seats[seat], view.config, radius=r, hints=False,
+                                   words=False, header_h=q.header)
                 ref = _tile_share(table, (cx, cy), r, want)
                 assert ref > 0.2
                 assert got >= ref * 0.8, (k, seat, cell, tile, got, ref)
@@ -194,7 +212,7 @@ def test_replay_keeps_the_table_colours_in_every_frame(four):
         ox, oy = lay.quilts[seat]
         qw, qh = lay.quilt.size
         table = draw_quilt(end.seats[seat], end.config, radius=r, hints=False,
-                           name=NAMES[seat])
+                           name=NAMES[seat], words=False, header_h=q.header)
         got = finished.crop((ox, oy, ox + qw, oy + qh))
         assert mean_abs_diff(got, table) < 2.5
 

@@ -12,12 +12,14 @@ from engine.ai.review import (
     Reason,
     Review,
     TurnReview,
+    seat_after,
 )
-from engine.hexgrid import cell_name
+from engine.hexgrid import NEIGHBOURS, cell_name
 from engine.moves import PlaceTile
 from engine.rules import legal_moves
 from engine.state import GameState
 from engine.views import PrivateView, private_view
+from render.quilt import draw_quilt
 from render.review import (
     CHART_HEIGHT,
     CHART_WIDTH,
@@ -32,7 +34,7 @@ from render.review import (
 from render.review_turn import draw_turn_compare, render_turn_compare, turn_layout
 from render.theme import tile_palette
 
-from .helpers import box, decode, diff_bbox, share_near
+from .helpers import box, decode, diff_bbox, mean_abs_diff, share_near
 
 _P = Placement("h0@C3>m0", "C3", 0, 1)
 
@@ -163,7 +165,7 @@ def test_turn_picture_marks_both_moves(two_mid: GameState) -> None:
     ringed in blue with its tile see-through, each tagged; nothing else ringed."""
     view, row, played, engine = _moves(two_mid)
     img = decode(render_turn_compare(view, row))
-    lay = turn_layout(played.cell, engine.cell)
+    lay = turn_layout(played.cell, engine.cell, goals=tuple(two_mid.config.goal_spots))
     assert img.size == lay.size and img.width == 800
     r = lay.radius
     assert r >= 40  # drawn big: cropped to what matters, not three small quilts
@@ -189,7 +191,7 @@ def test_turn_picture_same_cell_carries_both_rings(two_mid: GameState) -> None:
     same = TurnReview(row.turn, row.ply, row.played, row.played, "pick", 55.0, 56.0, 50.0,
                       1.0, 0.5)
     img = draw_turn_compare(view, same)
-    lay = turn_layout(played.cell, played.cell)
+    lay = turn_layout(played.cell, played.cell, goals=tuple(two_mid.config.goal_spots))
     at = lay.center(played.cell)
     r = lay.radius
     assert _ring_share(img, at, r, PLAYER_LINE) > 0.25
@@ -204,3 +206,60 @@ def test_turn_picture_words(two_mid: GameState) -> None:
                                               "review_engine": "Moteur"})
     assert diff_bbox(img, fr) is not None
     assert draw_turn_compare(view, row, labels=dict(REVIEW_LABELS)).tobytes() == img.tobytes()
+
+
+def _goal_pairs(state: GameState) -> list[tuple[PlaceTile, PlaceTile]]:
+    """Pairs of moves on cells next to a design goal (where tags and crops meet goals)."""
+    seat = state.current_seat
+    assert seat is not None
+    legal = [m for m in legal_moves(state, seat) if isinstance(m, PlaceTile)]
+    near_goal = [m for m in legal if any(n in state.config.goal_spots
+                                         for n in NEIGHBOURS[m.cell])]
+    pairs = []
+    for a in near_goal:
+        b = next((m for m in legal if m.cell != a.cell and m.hand != a.hand), None)
+        if b is not None:
+            pairs.append((a, b))
+            pairs.append((b, a))
+    return pairs[:12]
+
+
+def _placement(view: PrivateView, m: PlaceTile) -> Placement:
+    assert m.hand is not None and m.market is not None
+    return Placement(m.text(), cell_name(m.cell), view.hand[m.hand], view.public.market[m.market])
+
+
+def test_turn_picture_covers_and_cuts_no_goal(two_mid: GameState, four_mid: GameState) -> None:
+    """Every design goal the picture shows is whole (not cut at the crop's edge) and no tag
+    covers it: inside each goal tile the picture is the quilt itself."""
+    checked = 0
+    for state in (two_mid, four_mid):
+        seat = state.current_seat
+        assert seat is not None
+        view = private_view(state, seat)
+        goals = tuple(state.config.goal_spots)
+        for a, b in _goal_pairs(state):
+            row = TurnReview(9, state.ply, _placement(view, a), _placement(view, b), "both",
+                             55.5, 58.25, 50.0, 2.75, 0.8)
+            img = draw_turn_compare(view, row)
+            lay = turn_layout(a.cell, b.cell, goals=goals)
+            quilt = draw_quilt(seat_after(view, row.played), state.config, radius=lay.radius,
+                               header=False, hints=True)
+            ox, oy = lay.origin
+            x0, y0, x1, y1 = lay.crop
+            r = lay.radius
+            for g in goals:
+                qx, qy = lay.quilt.center(g)
+                hw = lay.quilt.hex_width / 2
+                inside = [x0 <= qx - hw, qx + hw <= x1, y0 <= qy - r, qy + r <= y1]
+                reaches = qx + hw > x0 and qx - hw < x1 and qy + r > y0 and qy - r < y1
+                if not reaches:
+                    continue
+                assert all(inside), (a.cell, b.cell, g, "cut")
+                k = r * 0.7
+                got = img.crop((round(ox + qx - x0 - k), round(oy + qy - y0 - k),
+                                round(ox + qx - x0 + k), round(oy + qy - y0 + k)))
+                want = quilt.crop((round(qx - k), round(qy - k), round(qx + k), round(qy + k)))
+                assert mean_abs_diff(got, want) < 3, (a.cell, b.cell, g, "covered")
+                checked += 1
+    assert checked >= 6
