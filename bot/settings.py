@@ -122,8 +122,13 @@ class Settings(BaseSettings):
     @field_validator("log_level", mode="before")
     @classmethod
     def _level(cls, value: Any) -> Any:
-        text = str(value).strip().upper() if value is not None else ""
-        return text if text in LOG_LEVELS else "INFO"
+        if value is None or not str(value).strip():
+            return "INFO"
+        text = str(value).strip().upper()
+        if text not in LOG_LEVELS:
+            # Refused like any bad setting (a silent INFO hid the typo from the operator).
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
+        return text
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:

@@ -105,6 +105,10 @@ class CalicoBot(commands.AutoShardedBot):
             if settings.shard_ids:
                 shards["shard_ids"] = settings.shard_ids
         shards.update(options)
+        # The bot never joins voice: discord.py's warnings that voice libraries are missing
+        # would ask every host to install packages nothing here uses.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         # No message cache (discord.py keeps the last 1,000 messages by default, with their
         # components and attachments): the bot never reads it (clicks carry their message,
         # posts are edited by id), and on a busy bot it was memory held for nothing.
@@ -137,6 +141,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.inflight: set[asyncio.Task[Any]] = set()
         self._accepting = True
         self._closing = False
+        self._stopping = asyncio.Event()  # set as the shutdown begins
         self._shutdown: asyncio.Future[None] | None = None
         self.identify = sharding.IdentifyPacer()
         self._slot: Any = None  # the connection holding this process's cluster slot
@@ -302,8 +307,18 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def _run_dispatcher(self) -> None:
         # Posting needs the HTTP session (and, for thread posts, benefits from the guild
-        # caches): start once the gateway is ready.
-        await self.wait_until_ready()
+        # caches): start once the gateway is ready, unless the bot is stopped before that
+        # (SIGTERM while connecting, the members intent refused): then there is nothing to
+        # wait for, and the shutdown must not sit out its grace.
+        ready = asyncio.ensure_future(self.wait_until_ready())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+            stopping.cancel()
+        if self._stopping.is_set():
+            return
         assert self.dispatcher is not None
         await self.dispatcher.run_forever(grace=self.settings.shutdown_grace / 2)
 
@@ -336,6 +351,7 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def _close(self) -> None:
         self._closing = True
+        self._stopping.set()
         started = time.monotonic()
         grace = self.settings.shutdown_grace
         self._accepting = False

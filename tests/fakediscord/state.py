@@ -213,10 +213,10 @@ class IdentifyRecord:
     """One IDENTIFY the gateway received and what it answered.
 
     ``outcome`` is ``ready``, ``invalid_session`` (identify too soon in its bucket while
-    ``enforce_identify_rate_limit`` is on) or ``closed`` (then ``close_code`` says why: 4004,
-    4005, 4010, 4011).  ``too_soon`` marks an identify within ``identify_window`` seconds of the
-    previous accepted identify of the same bucket (``shard_id % max_concurrency``), whether or not
-    the fake enforced it.
+    ``enforce_identify_rate_limit`` is on), ``held`` (never answered: ``identify_held``) or
+    ``closed`` (then ``close_code`` says why: 4004, 4005, 4010, 4011, 4014).  ``too_soon``
+    marks an identify within ``identify_window`` seconds of the previous accepted identify of
+    the same bucket (``shard_id % max_concurrency``), whether or not the fake enforced it.
     """
 
     at: float
@@ -1025,6 +1025,11 @@ class FakeDiscordState:
         # Every connected session must agree on the shard count (else close 4010).
         self.strict_shard_count = True
         self.session_start_total = 1000
+        # The Server Members Intent as enabled in the developer portal (off: an IDENTIFY asking
+        # for it is closed with 4014), and a gateway that never answers IDENTIFY (a client
+        # stuck before READY).
+        self.members_intent_enabled = True
+        self.identify_held = False
         # How many dispatches a session keeps for RESUME (older ones → INVALID_SESSION).
         self.resume_buffer_size = 10_000
 
