@@ -39,7 +39,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot.adapter import commands as commands_sync
-from bot.adapter import cooldowns, policy, telemetry
+from bot.adapter import cooldowns, policy, postmarks, telemetry
 from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
@@ -149,6 +149,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
+        self.unreadable = postmarks.Unreadable(on_new=self.metrics.history_unreadable.inc)
 
     # ------------------------------------------------------------------ plumbing
 

@@ -9,9 +9,10 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
   appearing twice.
 - Discord forgets nonces after a few minutes; every post (each part of a DM too) also carries
   the invisible mark of its nonce (:mod:`bot.adapter.postmarks`). A notice the outbox hands over
-  with ``look_first`` (it may be out, unrecorded, for longer than that) is first looked for in
-  its channel's recent messages: a post found is recorded as the delivery (the lobby message is
-  attached to its game as when posted), and only the parts not found are posted.
+  with ``look_first`` (it may be out, unrecorded) is first looked for in its channel from its
+  first attempt on: a post found is recorded as the delivery (the lobby message is attached to
+  its game as when posted), and only the parts not found are posted. A channel that cannot be
+  read back (no Read Message History) is said once and posted to as if nothing was found.
 - A game's thread is opened by its first notice (``open_thread``): the thread is created, or,
   when a crash came between creating it and recording it, found again by its name and adopted;
   then the ``lobby`` notice posts the lobby message there (edited in place afterwards). A table
@@ -40,6 +41,7 @@ import contextlib
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -138,8 +140,8 @@ class DiscordDelivery:
         nonce = nonce_for(notice.key)
 
         async def look(target: discord.abc.Messageable) -> discord.Message | None:
-            # Out unrecorded for longer than the nonce window: posted already, maybe.
-            return (await self._look(target, [nonce])).get(nonce)
+            # Out unrecorded, maybe: looked for from its first attempt on.
+            return (await self._look(target, [nonce], since(notice))).get(nonce)
 
         return await poster(self.bot, self.client, notice, nonce,
                             look if notice.look_first else None)
@@ -225,7 +227,8 @@ class DiscordDelivery:
         parts = [nonce_for(f"{notice.key}w{i}") for i in range(len(more))]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
-            found = await self._look(channel, [nonce, *parts]) if notice.look_first else {}
+            found = await self._look(channel, [nonce, *parts], since(notice)) \
+                if notice.look_first else {}
             message = found.get(nonce) or await channel.send(nonce=nonce, **marked(out, nonce))
             for text, part in zip(more, parts, strict=True):
                 if part not in found:
@@ -288,24 +291,30 @@ class DiscordDelivery:
             raise DeliveryError(f"unarchiving failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
 
-    async def _look(self, channel: discord.abc.Messageable,
-                    nonces: list[str]) -> dict[str, discord.Message]:
-        """This bot's posts of ``nonces`` among ``channel``'s recent messages (``look_first``)."""
+    async def _look(self, channel: discord.abc.Messageable, nonces: list[str],
+                    since: datetime) -> dict[str, discord.Message]:
+        """This bot's posts of ``nonces`` in ``channel`` from ``since`` on (``look_first``; see
+        :mod:`bot.adapter.postmarks`). A channel that cannot be read back is said once
+        (:class:`~bot.adapter.postmarks.Unreadable`) and treated as holding none of them."""
         me = self.client.user
         if me is None:
             return {}
         try:
-            return await postmarks.find(channel, me.id, nonces)
-        except discord.Forbidden as e:
-            # The channel cannot be read back (no Read Message History): post, as before the
-            # look existed, rather than never.
-            log.warning("cannot read channel %s back (%s): posting without looking",
-                        getattr(channel, "id", "?"), e.code)
+            reading = await postmarks.find(channel, me.id, nonces, since=since)
+        except discord.Forbidden:
+            self.bot.unreadable.note(channel)
             return {}
         except discord.NotFound:
             return {}  # the post that follows meets the same 404 and says what it means
         except discord.HTTPException as e:
             raise DeliveryError(f"reading the channel back failed: {e.status} {e.code}") from None
+        if reading.read:
+            self.bot.unreadable.forget(getattr(channel, "id", 0))
+        elif len(reading.found) < len(nonces) and \
+                not await postmarks.readable(self.client, channel, since):
+            # Discord's answer to a read without Read Message History is an empty list.
+            self.bot.unreadable.note(channel)
+        return reading.found
 
     async def _post(self, notice: Notice, game: GameInfo, out: Outgoing,
                     nonce: str | None = None) -> Receipt:
@@ -314,7 +323,8 @@ class DiscordDelivery:
             await self._unarchive(game)
         nonce = nonce or nonce_for(notice.key)
         try:
-            found = (await self._look(channel, [nonce])).get(nonce) if notice.look_first else None
+            found = (await self._look(channel, [nonce], since(notice))).get(nonce) \
+                if notice.look_first else None
             if found is not None:
                 return Receipt(message_id=found.id, found=True)
             message = await channel.send(nonce=nonce, **marked(out, nonce))
@@ -366,6 +376,12 @@ class DiscordDelivery:
             raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
                                 permanent=e.status == 403) from None
         return Receipt(message_id=game.lobby_message_id)
+
+
+def since(notice: Notice) -> datetime:
+    """When a notice in doubt may first have reached Discord (its first attempt; the outbox
+    sets ``sent_at`` with ``look_first``, else its creation)."""
+    return notice.sent_at or notice.created_at
 
 
 def marked(out: Outgoing, nonce: str) -> dict[str, Any]:

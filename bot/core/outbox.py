@@ -7,16 +7,17 @@ and records every delivery the moment Discord accepts it (with the message id), 
 repeats at most the one notice that was in flight; that one carries the notice key as its
 Discord nonce, so Discord itself refuses the duplicate.
 
-Beyond the nonce's reach: Discord forgets a nonce after a few minutes (``nonce_window``, kept
-shorter than Discord's own). A notice that may be in Discord unrecorded carries ``sent_at``, the
-first time it may have got there: a failed attempt (a timeout may hide a post Discord made), or
-a serve that never ended (the claim finds the lane's ``since`` set: its process died; the first
-pending notice of the lane is the one that was in flight). When that is older than the window,
-the notice goes out with ``look_first``: the delivery looks for the post in the channel (every
-post carries an invisible mark of its key) and records the one it finds instead of posting
-again. Within the window the nonce does it, with no look. Nothing of this costs a write on the
-way of a normal post: ``since`` is set by the claim and cleared by the release, ``sent_at`` is
-written by a retry, or after a crash.
+Beyond the nonce's reach: Discord forgets a nonce after "a few minutes" (no figure is
+promised). A notice that may be in Discord unrecorded carries ``sent_at``, the first time it may
+have got there: a failed attempt (a timeout or a 5xx may hide a post Discord made), or a serve
+that never ended (the claim finds the lane's ``since`` set: its process died; the first pending
+notice of the lane is the one that was in flight). Such a notice goes out with ``look_first``
+once ``sent_at`` is ``nonce_window`` old: the delivery looks for the post in the channel from
+that moment on (every post carries an invisible mark of its key) and records the one it finds
+instead of posting again. The window is 0 by default: whenever in doubt, look (one request, on
+a path only failures and crashes take); the nonce is still sent and still stops a copy Discord
+remembers. Nothing of this costs a write on the way of a normal post: ``since`` is set by the
+claim and cleared by the release, ``sent_at`` is written by a retry, or after a crash.
 
 Fairness: lanes are claimed longest-waiting first and served at most ``per_lane`` notices at a
 time, then go to the back of the queue; a worker pool keeps ``concurrency`` lanes in flight and
@@ -138,7 +139,7 @@ class Dispatcher:
         max_delay: float = 300.0,
         ttl: timedelta = timedelta(days=7),
         poll_interval: float = 2.0,
-        nonce_window: float = 120.0,
+        nonce_window: float = 0.0,
     ) -> None:
         self.store = store
         self.delivery = delivery
@@ -153,8 +154,8 @@ class Dispatcher:
         self.max_delay = max_delay
         self.ttl_ms = int(ttl.total_seconds() * 1000)
         self.poll_interval = poll_interval
-        # How long a post's nonce is trusted to stop a second copy (Discord's window, a few
-        # minutes, with a margin); past it, a notice that may be out is looked for first.
+        # How long a post's nonce alone is trusted to stop a second copy (0: never alone);
+        # past it, a notice that may be out is looked for first.
         self.nonce_window_ms = int(nonce_window * 1000)
         self._stopping = False
         self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
@@ -260,7 +261,7 @@ class Dispatcher:
             # Another lane just learnt their DMs are closed: dm_failed reroutes this one.
             await self._finish(notice, NoticeStatus.SKIPPED, now, error="dm closed")
             return None, False
-        if notice.sent_at is not None and now - to_ms(notice.sent_at) > self.nonce_window_ms:
+        if notice.sent_at is not None and now - to_ms(notice.sent_at) >= self.nonce_window_ms:
             notice = dataclasses.replace(notice, look_first=True)
             self.counts["looked"] += 1
         try:

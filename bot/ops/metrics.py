@@ -162,6 +162,10 @@ class Metrics:
         self.discord_errors = Counter(
             "calico_discord_errors", "Discord HTTP errors by HTTP status and Discord error code",
             ["status", "code"], registry=r)
+        self.history_unreadable = Counter(
+            "calico_history_unreadable",
+            "Channels found where the bot cannot read its own posts back (no Read Message "
+            "History): a post in doubt there is made again unchecked", registry=r)
         self.reminders = Counter(
             "calico_reminders", "Turn reminders sent, by where they went (dm or thread)",
             ["via"], registry=r)
