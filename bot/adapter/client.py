@@ -39,7 +39,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot.adapter import commands as commands_sync
-from bot.adapter import cooldowns, policy, postmarks, telemetry
+from bot.adapter import cooldowns, pacing, policy, postmarks, telemetry
 from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
@@ -112,6 +112,13 @@ class CalicoBot(commands.AutoShardedBot):
         # No message cache (discord.py keeps the last 1,000 messages by default, with their
         # components and attachments): the bot never reads it (clicks carry their message,
         # posts are edited by id), and on a busy bot it was memory held for nothing.
+        # Discord's rate limits, read from every answer (bot.adapter.pacing); the global limit
+        # is the bot's, shared by its processes. A wait past 30 s (the least discord.py takes)
+        # raises instead of holding the request, and the outbox tries the lane later.
+        self.pacer = pacing.Pacer(
+            global_per_second=pacing.GLOBAL_PER_SECOND / max(1, settings.cluster_slots))
+        shards.setdefault("http_trace", self.pacer.trace())
+        shards.setdefault("max_ratelimit_timeout", 30.0)
         super().__init__(command_prefix=commands.when_mentioned, tree_cls=commands_sync.CalicoTree,
                          intents=intents(members_intent), help_command=None,
                          max_messages=None, **shards)
@@ -150,6 +157,8 @@ class CalicoBot(commands.AutoShardedBot):
         self.health: HealthServer | None = None
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
         self.unreadable = postmarks.Unreadable(on_new=self.metrics.history_unreadable.inc)
+        self.pacer.on_rate_limited = self.metrics.record_rate_limited
+        self.pacer.on_invalid = self.metrics.record_invalid_request
 
     # ------------------------------------------------------------------ plumbing
 

@@ -37,16 +37,15 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.adapter import postmarks
+from bot.adapter import pacing, postmarks, threads
 from bot.adapter.options import whole_number
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import challenge as challenge_ui
@@ -54,14 +53,13 @@ from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.notices import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import leaving, lobby, notices, queries
+from bot.core import lobby, notices, queries
 from bot.core.challenge.model import Summary
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.notices import Body, Notice
-from bot.core.outbox import SKIPPED, DeliveryError, Receipt
+from bot.core.outbox import SKIPPED, DeliveryError, Later, Receipt
 from bot.core.tournament.model import Post
-from bot.words import posts
 
 if TYPE_CHECKING:
     from bot.adapter.context import App
@@ -71,7 +69,6 @@ log = logging.getLogger("calico.delivery")
 DM_CLOSED = 50007
 ARCHIVED = 50083
 UNKNOWN_CHANNEL = 10003
-THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posts revive it
 UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
 
@@ -95,14 +92,28 @@ class DiscordDelivery:
         self.bot = bot
         self.client: discord.Client = bot  # type: ignore[assignment]
         self.renderer = NoticeRenderer(bot.kernel, bot.locales)
+        self.dm_channels: dict[int, int] = {}  # person -> their DM channel (for the pacing)
 
     async def deliver(self, notice: Notice) -> Receipt | None:
         # Its pictures wait behind the answers to clicks (bot.adapter.ui.render_pool).
         token = images.in_background.set(True)
         try:
             return await self._deliver(notice)
+        except discord.RateLimited as e:
+            # A wait past max_ratelimit_timeout, raised before the request was made.
+            raise Later(e.retry_after, "rate limited") from None
         finally:
             images.in_background.reset(token)
+
+    def _pace(self, channel_id: int | None,
+              kind: tuple[str, str] = pacing.MESSAGES) -> None:
+        """Before anything of a notice is sent: put it off (:class:`Later`) rather than let
+        discord.py wait out a rate limit inside the request, holding the outbox's slot."""
+        if channel_id is None:
+            return
+        wait = self.bot.pacer.channel_wait(channel_id, kind)
+        if wait > pacing.SHORT:
+            raise Later(wait, f"channel {channel_id} is at its rate limit")
 
     async def _deliver(self, notice: Notice) -> Receipt | None:
         if notice.game_id == 0:
@@ -119,7 +130,13 @@ class DiscordDelivery:
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
         if isinstance(notice.body, notices.OpenThread):
-            return await self._open_thread(game, in_doubt=notice.sent_at is not None)
+            return await threads.open_thread(self.bot, game, in_doubt=notice.sent_at is not None)
+        if notice.user_id is not None:
+            self._pace(self.dm_channels.get(notice.user_id))
+        elif isinstance(notice.body, notices.Lobby) and game.lobby_message_id is not None:
+            self._pace(game.thread_id, pacing.EDITS)
+        else:
+            self._pace(game.thread_id)
         out = await self.renderer.build(notice, game)
         if out is None:
             return SKIPPED
@@ -137,6 +154,7 @@ class DiscordDelivery:
         poster = CHANNEL.get(type(notice.body))
         if poster is None or not notice.channel_id:
             return SKIPPED
+        self._pace(notice.channel_id)
         nonce = nonce_for(notice.key)
 
         async def look(target: discord.abc.Messageable) -> discord.Message | None:
@@ -147,71 +165,6 @@ class DiscordDelivery:
                             look if notice.look_first else None)
 
     # ------------------------------------------------------------------ opening the thread
-
-    async def _open_thread(self, game: GameInfo, *, in_doubt: bool) -> Receipt:
-        if game.thread_id is not None:
-            return Receipt(message_id=game.thread_id)  # opened (or attached) already
-        if not game.status.active and game.status is not GameStatus.OVER:
-            # Cancelled or abandoned before its thread opened: nothing to show. A game that
-            # finished meanwhile (a tournament table played out while the outbox was down)
-            # still gets its thread, for its moves and its score sheet.
-            return SKIPPED
-        tr = await self.bot.thread_text(game)
-        try:
-            channel = self.client.get_channel(game.channel_id) or \
-                await self.client.fetch_channel(game.channel_id)
-        except discord.NotFound:
-            await self._gone(game.channel_id)
-            raise DeliveryError("the channel is gone", permanent=True) from None
-        except discord.Forbidden:
-            await self._setup_failed(game, tr("setup.no_access"))
-            raise DeliveryError("no access to the channel", permanent=True) from None
-        if not isinstance(channel, discord.TextChannel):
-            await self._setup_failed(game, tr("start.text_channel_only"))
-            raise DeliveryError("not a text channel", permanent=True)
-        host = game.seats[0].name if game.seats else ""
-        name = posts.thread_name(tr, game.id, host)
-        # Discord may have made it already only if an earlier attempt was cut short (a crash
-        # between creating and recording it, a failed attempt): only then is it looked for.
-        thread = await self._find_thread(channel, game) if in_doubt else None
-        if thread is None:
-            try:
-                thread = await channel.create_thread(
-                    name=name, type=discord.ChannelType.public_thread,
-                    auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-            except discord.Forbidden:
-                await self._setup_failed(game, tr("perm.missing",
-                                                  perms=tr("perm.create_public_threads")))
-                raise DeliveryError("may not create threads", permanent=True) from None
-            except discord.NotFound:
-                await self._gone(game.channel_id)
-                raise DeliveryError("the channel is gone", permanent=True) from None
-            except discord.HTTPException as e:
-                raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
-        crash_point("thread.created")  # Discord made it; the database does not know yet
-        await lobby.attach_thread(self.bot.kernel, game.id, thread.id)
-        return Receipt(message_id=thread.id)
-
-    async def _find_thread(self, channel: discord.TextChannel,
-                           game: GameInfo) -> discord.Thread | None:
-        """The game's thread, if a crash came after Discord made it and before we recorded it:
-        an active thread of this channel, created by the bot, whose name carries the game."""
-        me = self.client.user
-        mark = f"#{game.id} "
-        candidates = list(channel.threads)
-        with contextlib.suppress(discord.HTTPException):
-            candidates += [t for t in await channel.guild.active_threads()
-                           if t.parent_id == channel.id]
-        for thread in candidates:
-            if me is not None and thread.owner_id == me.id and mark in f"{thread.name} ":
-                return thread
-        return None
-
-    async def _setup_failed(self, game: GameInfo, reason: str) -> None:
-        try:
-            await lobby.setup_failed(self.bot.kernel, game.id, reason)
-        except Exception:
-            log.exception("setup_failed(%s) failed", game.id)
 
     # ------------------------------------------------------------------ DMs
 
@@ -227,6 +180,7 @@ class DiscordDelivery:
         parts = [nonce_for(f"{notice.key}w{i}") for i in range(len(more))]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
+            self.dm_channels[notice.user_id] = channel.id
             found = await self._look(channel, [nonce, *parts], since(notice)) \
                 if notice.look_first else {}
             message = found.get(nonce) or await channel.send(nonce=nonce, **marked(out, nonce))
@@ -275,10 +229,7 @@ class DiscordDelivery:
             game.thread_id, guild_id=game.guild_id, type=discord.ChannelType.public_thread)
 
     async def _gone(self, channel_id: int) -> None:
-        try:
-            await leaving.channel_gone(self.bot.kernel, channel_id)
-        except Exception:
-            log.exception("channel_gone(%s) failed", channel_id)
+        await threads.gone(self.bot, channel_id)
 
     async def _unarchive(self, game: GameInfo) -> None:
         assert game.thread_id is not None

@@ -30,6 +30,11 @@ serves every third of it (a post may wait long behind a busy process's pictures)
 another process took the lane while its notice was still being posted, and posted it again.
 Renewing stops after ``HOLD_LEASES`` leases, so a delivery stuck for good frees its lane.
 
+Pacing: a delivery that would have to wait for a rate limit (a channel's messages, the
+bot's thread budget) raises :class:`Later` instead, before sending anything: the lane goes back
+with its due time at the end of that wait, and the slot serves other lanes meanwhile (no wait
+holds a slot; one busy channel never starves the others).
+
 Failures, by kind:
 
 - *transient* (``DeliveryError(permanent=False)``, or any unexpected exception: 5xx, 429,
@@ -83,6 +88,17 @@ class DeliveryError(Exception):
         self.reason = reason
         self.permanent = permanent or undeliverable
         self.undeliverable = undeliverable
+
+
+class Later(Exception):  # noqa: N818 - a wait, not an error
+    """Raised by a Delivery before it sent anything: not now (a rate limit would make the
+    request wait), and not a failure. The lane comes due again after ``seconds`` and its slot
+    serves other lanes meanwhile; the notice keeps its attempts and is not in doubt."""
+
+    def __init__(self, seconds: float, reason: str) -> None:
+        super().__init__(reason)
+        self.seconds = max(0.0, seconds)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +282,11 @@ class Dispatcher:
             self.counts["looked"] += 1
         try:
             receipt = await self.delivery.deliver(notice) or Receipt()
+        except Later as e:
+            # Paced (a rate limit's wait): nothing was sent, so no attempt and no doubt; the
+            # rest of the lane waits with it (order), other lanes take the slot.
+            self.counts["paced"] += 1
+            return now + max(1, int(e.seconds * 1000)), False
         except DeliveryError as e:
             if e.undeliverable:
                 log.warning("notice %s (%s, game %s) has nowhere to go: %s", notice.id,

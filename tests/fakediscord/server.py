@@ -25,6 +25,7 @@ from .gateway import (
     FakeGateway,
     GatewayConnection,
 )
+from .ratelimits import Verdict
 from .state import (
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
@@ -282,7 +283,17 @@ class FakeDiscordServer:
         )
         state.requests.append(record)
         failure = self._take_failure(request.method, rel)
-        if failure is not None:
+        verdict: Verdict | None = None
+        if failure is None and state.rate_limits is not None and self._authorized(request, rel):
+            verdict = state.rate_limits.check(request.method, rel, state.clock())
+        if verdict is not None and verdict.refusal is not None:
+            status, payload, headers = verdict.refusal
+            if isinstance(payload, str):
+                resp = web.Response(text=payload, status=status, headers=headers)
+            else:
+                resp = json_response(payload, status, headers)
+            state.errors.append(ErrorRecord(request.method, rel, status, 0, "rate limited"))
+        elif failure is not None:
             resp: web.StreamResponse = failure.response()
             state.errors.append(
                 ErrorRecord(
@@ -331,9 +342,31 @@ class FakeDiscordServer:
                         status=404,
                     )
                 )
+        if verdict is not None and verdict.refusal is None:
+            resp.headers.update(verdict.headers)
+        limits_ = state.rate_limits
+        if limits_ is not None and limits_.answered(resp.status, dict(resp.headers),
+                                                    state.clock()):
+            state.record_violation(
+                Violation(
+                    kind="invalid_request_ban",
+                    message=f"{limits_.invalid_limit} answers of 401, 403 or 429 within "
+                    f"{limits_.invalid_window * limits_.scale:.0f} s: banned at the edge",
+                    method=request.method,
+                    path=rel,
+                    status=429,
+                )
+            )
         record.status = resp.status
         state.notify()
         return resp
+
+    def _authorized(self, request: web.Request, rel: str) -> bool:
+        """Counted against the rate limits: what passes the token check (a 401 is answered
+        before any bucket, as Discord does)."""
+        if rel.startswith(("/interactions/", "/webhooks/")):
+            return True
+        return request.headers.get("Authorization") == f"Bot {self.state.token}"
 
     def _check_auth(self, request: web.Request, rel: str) -> None:
         if rel.startswith(("/interactions/", "/webhooks/")):

@@ -28,6 +28,8 @@ import discord
 if TYPE_CHECKING:
     from PIL import Image
 
+    from .ratelimits import RateLimits
+
 JSON = dict[str, Any]
 T = TypeVar("T")
 
@@ -1038,6 +1040,9 @@ class FakeDiscordState:
         self.identifies: list[IdentifyRecord] = []
         self.resumes: list[ResumeRecord] = []
         self.gateway_closes: list[GatewayCloseRecord] = []
+
+        # Discord's rate limits (tests/fakediscord/ratelimits.py): None until a test asks.
+        self.rate_limits: RateLimits | None = None
 
         self._changed = asyncio.Event()
         self.extra_failure_info: Callable[[], str] = lambda: ""
