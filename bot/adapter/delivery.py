@@ -53,7 +53,7 @@ from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.notices import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import lobby, notices, queries
+from bot.core import folding, lobby, notices, queries
 from bot.core.challenge.model import Summary
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError
@@ -87,6 +87,8 @@ def nonce_for(key: str) -> str:
 
 class DiscordDelivery:
     """The outbox ``Delivery`` that posts to Discord."""
+
+    shows_runs = True  # a run of computer moves in one post (bot.core.folding)
 
     def __init__(self, bot: App) -> None:
         self.bot = bot
@@ -272,12 +274,17 @@ class DiscordDelivery:
         channel = self._thread(game)
         if isinstance(channel, discord.Thread) and channel.archived:
             await self._unarchive(game)
-        nonce = nonce or nonce_for(notice.key)
+        nonce = nonce or nonce_for(folding.run_key(notice.key, len(notice.run)))
         try:
-            found = (await self._look(channel, [nonce], since(notice))).get(nonce) \
-                if notice.look_first else None
-            if found is not None:
-                return Receipt(message_id=found.id, found=True)
+            if notice.look_first:
+                # A run may have been posted shorter than it is now (it grew since).
+                keys = [nonce] if notice.user_id is not None or not notice.run else \
+                    [nonce_for(k) for k in folding.run_keys(notice.key, len(notice.run))]
+                found = await self._look(channel, keys, since(notice))
+                for length, key in enumerate(keys, 1):
+                    if key in found:
+                        return Receipt(message_id=found[key].id, found=True,
+                                       covered=length if notice.run else None)
             message = await channel.send(nonce=nonce, **marked(out, nonce))
             return Receipt(message_id=message.id)
         except discord.NotFound as e:

@@ -422,6 +422,9 @@ class Notice:
     # Set by the dispatcher when ``sent_at`` is set (and older than its nonce window, 0 by
     # default): the delivery first looks for the post in the channel from ``sent_at`` on.
     look_first: bool = False
+    # The notices the dispatcher shows in one post with this one, this one first (a run of
+    # computer moves: :mod:`bot.core.folding`); empty: this one alone.
+    run: tuple[Notice, ...] = ()
 
     @functools.cached_property
     def body(self) -> Body:

@@ -58,13 +58,19 @@ import os
 import secrets
 import socket
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from bot.core.clock import Clock, from_ms, to_ms
+from bot.core.delivering import SKIPPED as SKIPPED
+from bot.core.delivering import Delivery as Delivery
+from bot.core.delivering import DeliveryError as DeliveryError
+from bot.core.delivering import Later as Later
+from bot.core.delivering import NullDelivery as NullDelivery
+from bot.core.delivering import Receipt as Receipt
 from bot.core.faults import crash_point
+from bot.core.folding import RUN_MAX, run_at
 from bot.core.notices import Notice
 from bot.core.storage import Lane, NoticeStatus, OutboxStore
 
@@ -76,63 +82,6 @@ HOLD_LEASES = 10  # a lane is renewed for at most this many leases in one serve 
 def process_owner() -> str:
     """A name for this process in claims and leases (host, pid, and a random tag)."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-class DeliveryError(Exception):
-    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access);
-    ``undeliverable``: there is nowhere to post it (no thread)."""
-
-    def __init__(self, reason: str, *, permanent: bool = False,
-                 undeliverable: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.permanent = permanent or undeliverable
-        self.undeliverable = undeliverable
-
-
-class Later(Exception):  # noqa: N818 - a wait, not an error
-    """Raised by a Delivery before it sent anything: not now (a rate limit would make the
-    request wait), and not a failure. The lane comes due again after ``seconds`` and its slot
-    serves other lanes meanwhile; the notice keeps its attempts and is not in doubt."""
-
-    def __init__(self, seconds: float, reason: str) -> None:
-        super().__init__(reason)
-        self.seconds = max(0.0, seconds)
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """What a delivery did: ``done`` (with the Discord message id when one was created) or
-    ``skipped`` (nothing worth showing any more: superseded, or the game is gone). ``found``:
-    the post was already in Discord (``look_first``) and was not made again."""
-
-    status: NoticeStatus = NoticeStatus.DONE
-    message_id: int | None = None
-    reason: str | None = None
-    found: bool = False
-
-
-SKIPPED = Receipt(NoticeStatus.SKIPPED)
-
-
-class Delivery(Protocol):
-    async def deliver(self, notice: Notice) -> Receipt | None:
-        """Show ``notice`` in Discord (``notice.key`` as the nonce); None means done. Raise
-        DeliveryError when it could not be shown. With ``notice.look_first``, a post of it may
-        be in Discord already, beyond the nonce's reach: find it and record it instead."""
-        ...
-
-
-class NullDelivery:
-    """Accepts everything and shows nothing (offline demo, load generator)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def deliver(self, notice: Notice) -> Receipt | None:
-        self.count += 1
-        return None
 
 
 DmFailedHandler = Callable[[int, int], Awaitable[object]]
@@ -212,19 +161,25 @@ class Dispatcher:
         lost = asyncio.Event()
         keeper = asyncio.create_task(self._keep(lane, done, lost))
         try:
-            notices = await self.store.lane_notices(lane, self.per_lane)
+            runs = getattr(self.delivery, "shows_runs", False)  # bot.core.folding
+            notices = await self.store.lane_notices(lane, self.per_lane + runs * RUN_MAX)
             if lane.since is not None and notices and notices[0].sent_at is None:
                 # The lane's last serve never ended (its process died): its first pending notice
                 # may be in Discord. Stored, so that it is known even if this serve stops first.
                 await self.store.mark_sent(notices[0].id, lane.since)
                 notices[0] = dataclasses.replace(notices[0], sent_at=from_ms(lane.since))
-            for notice in notices:
+            i = served = 0
+            while i < len(notices) and served < self.per_lane:
+                notice = notices[i]
                 if self._stopping or loop.time() > until or lost.is_set():
                     break
                 if express and not notice.body.express:
                     break
-                retry_at, shown = await self._deliver_one(notice)
-                delivered += shown
+                run = run_at(notices, i) if runs else [notice]
+                if len(run) > 1:
+                    notice = dataclasses.replace(notice, run=tuple(run))
+                retry_at, shown, used = await self._deliver_one(notice)
+                delivered, i, served = delivered + shown, i + used, served + 1
                 if retry_at is not None:
                     due = retry_at  # keep the lane's order: the rest waits for this retry
                     break
@@ -266,17 +221,18 @@ class Dispatcher:
         log.warning("lane %s/%s held for %d leases: no longer renewed", lane.game_id,
                     lane.recipient, HOLD_LEASES)
 
-    async def _deliver_one(self, notice: Notice) -> tuple[int | None, bool]:
-        """Deliver and record one notice. Returns (the time of its retry, or None when the lane
-        may go on: delivered, skipped, or ended for good; whether it was delivered)."""
+    async def _deliver_one(self, notice: Notice) -> tuple[int | None, int, int]:
+        """Deliver and record one notice (with its run, if any). Returns (the time of its
+        retry, or None when the lane may go on: delivered, skipped, or ended for good; how many
+        notices were delivered; how many of the lane's it took)."""
         now = self._now()
         if now - to_ms(notice.created_at) > self.ttl_ms:
             await self._finish(notice, NoticeStatus.EXPIRED, now, error="too old to matter")
-            return None, False
+            return None, 0, 1
         if notice.user_id is not None and self._refused_recently(notice.user_id):
             # Another lane just learnt their DMs are closed: dm_failed reroutes this one.
             await self._finish(notice, NoticeStatus.SKIPPED, now, error="dm closed")
-            return None, False
+            return None, 0, 1
         if notice.sent_at is not None and now - to_ms(notice.sent_at) >= self.nonce_window_ms:
             notice = dataclasses.replace(notice, look_first=True)
             self.counts["looked"] += 1
@@ -286,17 +242,17 @@ class Dispatcher:
             # Paced (a rate limit's wait): nothing was sent, so no attempt and no doubt; the
             # rest of the lane waits with it (order), other lanes take the slot.
             self.counts["paced"] += 1
-            return now + max(1, int(e.seconds * 1000)), False
+            return now + max(1, int(e.seconds * 1000)), 0, 1
         except DeliveryError as e:
             if e.undeliverable:
                 log.warning("notice %s (%s, game %s) has nowhere to go: %s", notice.id,
                             notice.kind, notice.game_id, e.reason)
                 await self._finish(notice, NoticeStatus.UNDELIVERABLE, self._now(), e.reason)
-                return None, False
+                return None, 0, 1
             if e.permanent:
                 await self._permanent(notice, e.reason)
-                return None, False
-            return await self._retry(notice, e.reason, now), False
+                return None, 0, 1
+            return await self._retry(notice, e.reason, now), 0, 1
         except asyncio.CancelledError:
             # Cut off while posting (a stop past its grace): the post may be out all the same.
             with contextlib.suppress(Exception):
@@ -307,22 +263,29 @@ class Dispatcher:
             # time with its traceback, then only a line per attempt.
             if notice.attempts == 0:
                 log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
-            return await self._retry(notice, f"{type(e).__name__}: {e}", now), False
+            return await self._retry(notice, f"{type(e).__name__}: {e}", now), 0, 1
         crash_point("notice.sent")  # Discord has it; the database does not know yet
         if receipt.found:
             self.counts["found"] += 1
             log.info("notice %s (%s, game %s) was in Discord already: recorded, not posted again",
                      notice.id, notice.kind, notice.game_id)
+        # A run's post covers the whole run, or (found after a crash) as much as it had then.
+        run = notice.run[:receipt.covered] if notice.run else (notice,)
         await self._finish(notice, receipt.status, self._now(), receipt.reason,
-                           receipt.message_id)
-        return None, receipt.status is NoticeStatus.DONE
+                           receipt.message_id, run=run)
+        self.counts["folded"] += len(run) - 1
+        done = receipt.status is NoticeStatus.DONE
+        return None, len(run) * done, len(run)
 
     async def _finish(self, notice: Notice, status: NoticeStatus, now: int,
-                      error: str | None = None, message_id: int | None = None) -> None:
-        # Shielded: a delivery Discord accepted must be recorded even if we are being stopped.
-        await asyncio.shield(self.store.finish_notice(notice.id, status, now,
-                                                      message_id=message_id, error=error))
-        self.counts[status.value] += 1
+                      error: str | None = None, message_id: int | None = None, *,
+                      run: Sequence[Notice] = ()) -> None:
+        ids = [n.id for n in run] or [notice.id]
+        # Shielded: a delivery Discord accepted must be recorded even if we are being stopped;
+        # a run in one transaction (a crash never splits it).
+        await asyncio.shield(self.store.finish_notices(ids, status, now, message_id=message_id,
+                                                       error=error))
+        self.counts[status.value] += len(ids)
 
     def _refused_recently(self, user_id: int) -> bool:
         at = self._refused.get(user_id)

@@ -23,8 +23,18 @@ from pathlib import Path
 import pytest
 
 from bot.adapter.client import CalicoBot
+from bot.adapter.ui import images
+from bot.core import turns
 from bot.settings import Settings
-from tests.adapter.harness import CELL_SELECT, bot, game_of, has_control, settle, turn_via
+from tests.adapter.harness import (
+    CELL_SELECT,
+    bot,
+    game_of,
+    has_control,
+    pick_move,
+    settle,
+    turn_via,
+)
 from tests.fakediscord import DiscordEnv
 from tests.fakediscord.ratelimits import THREADS, RateLimits, Window, with_thread_budget
 
@@ -164,3 +174,44 @@ async def test_a_burst_in_one_thread_is_paced_and_holds_no_other(discord_env: Di
                                                for c in m.walk_components()), timeout=10)
     message_429s = [r for r in limits.records if r.path.endswith("/messages")]
     assert message_429s == []
+
+
+async def test_a_table_of_computers_at_full_speed_posts_runs_not_moves(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """Finding 6: a four-seat table played quickly posted once per move (95 posts), and at
+    Discord's pace its score sheet came a minute after the game ended. Now each run of moves
+    waiting together is one post (every move told, one picture of the table)."""
+    env = discord_env
+    limits(env, thread_budget=50)
+    settings = Settings(token="fake", db_path=str(tmp_path / "run.sqlite3"), ai_workers=0)
+    await env.start_client(lambda: CalicoBot(settings, sync="never", sweep_interval=3600.0,
+                                             dispatch_poll=0.05))
+    ix = await env.slash("alice", "calico", "start", options={
+        "players": 4, "computers": 3, "level": "easy", "setup": "beginner"})
+    await ix.wait_followup(timeout=10)
+    lobby = await env.wait_for(
+        lambda: next((m for t in env.threads(env.channel) for m in env.messages(t)
+                      if any(b.label == "Start" for b in m.buttons)), None), timeout=10)
+    await (await env.click("alice", lobby, label="Start")).wait_response(timeout=10)
+    kernel, alice = bot(env).kernel, env.user("alice").id
+    game = await game_of(env, 1)
+    while game.status.active:  # alice plays the moment her turn comes
+        if game.current_user_id == alice:
+            await turns.play_turn(kernel, game.id, alice, game.ply,
+                                  pick_move(game, alice).text())
+        else:
+            await asyncio.sleep(0.01)
+        game = await game_of(env, 1)
+    over = await env.wait_for(lambda: next(
+        (m for t in env.threads(env.channel) for m in env.messages(t)
+         if any(a.filename == images.SCORES_PNG for a in m.attachments)), None), timeout=90)
+    await settle(env)
+    [thread] = env.threads(env.channel)
+    tables = [n for n in await bot(env).manager.store.notices(game.id)
+              if n.kind == "table"]
+    assert len(tables) >= 80 and all(n.status == "done" for n in tables)
+    posts = {n.message_id for n in tables}
+    in_thread = {m.id for m in env.messages(thread)}
+    assert posts <= in_thread  # each move told in a post that is there
+    assert len(posts) * 3 < len(tables), (len(posts), len(tables))
+    assert over.id in in_thread and env.state.nonce_duplicates == []
