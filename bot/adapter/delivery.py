@@ -37,6 +37,7 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -89,6 +90,9 @@ class DiscordDelivery:
     """The outbox ``Delivery`` that posts to Discord."""
 
     shows_runs = True  # a run of computer moves in one post (bot.core.folding)
+    # Seconds a notice's requests may take (discord.py's own 5xx retries included) before the
+    # attempt is given up as in doubt (aiohttp's own limit is five minutes).
+    send_timeout = 30.0
 
     def __init__(self, bot: App) -> None:
         self.bot = bot
@@ -142,11 +146,18 @@ class DiscordDelivery:
         out = await self.renderer.build(notice, game)
         if out is None:
             return SKIPPED
-        if notice.user_id is not None:
-            return await self._dm(notice, game, out)
-        if isinstance(notice.body, notices.Lobby):
-            return await self._lobby(notice, game, out)
-        return await self._post(notice, game, out)
+        try:
+            # A request with no answer in time may have reached Discord all the same: the
+            # outbox retries it later, looking first (it is in doubt from this attempt on).
+            async with asyncio.timeout(self.send_timeout):
+                if notice.user_id is not None:
+                    return await self._dm(notice, game, out)
+                if isinstance(notice.body, notices.Lobby):
+                    return await self._lobby(notice, game, out)
+                return await self._post(notice, game, out)
+        except TimeoutError:
+            raise DeliveryError(f"no answer from Discord within {self.send_timeout:.0f} s"
+                                ) from None
 
     # ------------------------------------------------------------------ notices about no game
 

@@ -683,10 +683,14 @@ class DiscordEnv(UserActions):
         retry_after: float = 0.05,
         code: int = 0,
         message: str = "",
+        after: bool = False,
+        delay: float = 0.0,
     ) -> InjectedFailure:
         """The next ``times`` requests matching ``method`` and the glob ``path`` (relative to
         ``/api/v10``, e.g. ``"/channels/*/messages"``) get ``status`` instead of being handled.
-        429 answers carry ``Via`` and a JSON ``retry_after`` so discord.py retries them."""
+        429 answers carry ``Via`` and a JSON ``retry_after`` so discord.py retries them.
+        ``after``: the request is handled first (it reached Discord), then answered with the
+        failure, ``delay`` seconds later (a client's time-out may come first)."""
         return self.server.fail_next(
             status,
             method=method,
@@ -695,6 +699,8 @@ class DiscordEnv(UserActions):
             retry_after=retry_after,
             code=code,
             message=message,
+            after=after,
+            delay=delay,
         )
 
     def rate_limit_next(

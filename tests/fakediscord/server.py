@@ -12,6 +12,7 @@ of events to shards, RESUME) lives in ``gateway.py``; the server mounts it on ``
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
 from collections.abc import Awaitable, Callable
@@ -141,6 +142,10 @@ class InjectedFailure:
     message: str = ""
     is_global: bool = False
     hits: int = 0
+    # The request is done first, then answered with the failure (it reached Discord), after
+    # ``delay`` seconds (a client's time-out may come first).
+    after: bool = False
+    delay: float = 0.0
 
     def matches(self, method: str, path: str) -> bool:
         if self.method is not None and self.method.upper() != method.upper():
@@ -222,6 +227,8 @@ class FakeDiscordServer:
         code: int = 0,
         message: str = "",
         is_global: bool = False,
+        after: bool = False,
+        delay: float = 0.0,
     ) -> InjectedFailure:
         failure = InjectedFailure(
             status=status,
@@ -232,6 +239,8 @@ class FakeDiscordServer:
             code=code,
             message=message,
             is_global=is_global,
+            after=after,
+            delay=delay,
         )
         self.failures.append(failure)
         return failure
@@ -293,7 +302,7 @@ class FakeDiscordServer:
             else:
                 resp = json_response(payload, status, headers)
             state.errors.append(ErrorRecord(request.method, rel, status, 0, "rate limited"))
-        elif failure is not None:
+        elif failure is not None and not failure.after:
             resp: web.StreamResponse = failure.response()
             state.errors.append(
                 ErrorRecord(
@@ -342,6 +351,15 @@ class FakeDiscordServer:
                         status=404,
                     )
                 )
+        if failure is not None and failure.after:
+            # The request reached Discord and was done; the answer is lost on the way back (a
+            # 5xx from the edge, or no answer in time: ``delay``).
+            if failure.delay:
+                await asyncio.sleep(failure.delay)
+            resp = failure.response()
+            state.errors.append(
+                ErrorRecord(request.method, rel, failure.status, failure.code,
+                            "injected after the request was done", injected=True))
         if verdict is not None and verdict.refusal is None:
             resp.headers.update(verdict.headers)
         limits_ = state.rate_limits
