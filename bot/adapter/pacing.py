@@ -45,7 +45,7 @@ from typing import Final
 
 import aiohttp
 
-THREAD_WINDOW: Final = 300.0  # Discord's thread budget's window, as observed (not published)
+THREAD_WINDOW: Final = 300.0  # Discord's thread budget's window, as observed (until heard)
 THREAD_BUDGET: Final = 50  # ...and its size, until an answer says otherwise
 RESERVE: Final = 1  # a bucket's last token is not spent (see the module docstring)
 SHORT: Final = 1.0  # a wait up to this long is waited where it is (cheaper than a claim)
@@ -110,10 +110,12 @@ class Pacer:
         self.global_per_second = global_per_second
         self.buckets: dict[tuple[str, str, str], Bucket] = {}
         self.threads: Bucket | None = None  # the bot-wide thread budget
+        self.thread_window = THREAD_WINDOW  # its window, as its answers show it
         self.global_until = 0.0
         self._next_slot = 0.0
         self.thread_lock = asyncio.Lock()
         self.waiting_threads: OrderedDict[int, float] = OrderedDict()  # game -> put off since
+        self._opened: OrderedDict[int, None] = OrderedDict()  # games whose thread is open
         self.invalid: deque[float] = deque()
         self.counts: Counter[str] = Counter()  # answers by status; 429s by scope; put off
         self.on_rate_limited = on_rate_limited
@@ -180,6 +182,9 @@ class Pacer:
     def _set(self, route: tuple[str, str, str], bucket: Bucket) -> None:
         self.buckets[route] = bucket
         if route[0] == "POST" and route[1].endswith("/threads"):
+            if bucket.remaining == bucket.limit - 1 > 0:
+                # The first of a window: its reset says how long Discord's window is.
+                self.thread_window = max(1.0, bucket.reset_at - self.clock())
             self.threads = bucket
 
     # ------------------------------------------------------------------ asking first
@@ -208,12 +213,16 @@ class Pacer:
         return max(0.0, *waits)
 
     def thread_put_off(self, game_id: int) -> None:
-        """A game's thread waits for the budget (kept in order, for :meth:`thread_eta`)."""
-        self.waiting_threads.setdefault(game_id, self.clock())
-        self.counts["threads_put_off"] += 1
+        """A game's thread waits for the budget (kept in order, for :meth:`thread_eta`; one
+        opened already is not put back in line)."""
+        if game_id not in self._opened:
+            self.waiting_threads.setdefault(game_id, self.clock())
 
     def thread_opened(self, game_id: int) -> None:
         self.waiting_threads.pop(game_id, None)
+        self._opened[game_id] = None
+        while len(self._opened) > 10_000:
+            self._opened.popitem(last=False)
 
     def thread_eta(self, game_id: int | None = None) -> float:
         """About how many seconds until ``game_id``'s thread opens (or a new one's): the
@@ -230,7 +239,15 @@ class Pacer:
                 return 0.0
             place -= left
             wait = max(0.0, budget.reset_at - self.clock()) if budget is not None else 0.0
-        return wait + (place // usable) * THREAD_WINDOW
+        return wait + (place // usable) * self.thread_window
+
+    def thread_later(self, game_id: int) -> float:
+        """When a put-off game should be tried again: its turn (:meth:`thread_eta`), a
+        millisecond per place in line after the others of its window, so that the outbox's
+        claims (longest-waiting first) open them in the order they were asked for."""
+        self.thread_put_off(game_id)
+        place = list(self.waiting_threads).index(game_id)
+        return max(SHORT, self.thread_eta(game_id)) + place / 1000
 
     # ------------------------------------------------------------------ invalid requests
 

@@ -48,21 +48,16 @@ async def open_thread(bot: App, game: GameInfo, *, in_doubt: bool) -> Receipt:
         bot.pacer.thread_opened(game.id)
         return SKIPPED
     pacer = bot.pacer
-    wait = pacer.thread_wait()
-    if wait > pacing.SHORT:
-        pacer.thread_put_off(game.id)
-        raise Later(wait, "the bot's thread budget is spent")
+    if pacer.thread_wait() > pacing.SHORT:
+        raise Later(pacer.thread_later(game.id), "the bot's thread budget is spent")
     try:
         # One at a time: a second creation would only wait behind the first inside discord.py.
         await asyncio.wait_for(pacer.thread_lock.acquire(), pacing.SHORT)
     except TimeoutError:
-        pacer.thread_put_off(game.id)
-        raise Later(pacing.SHORT, "another thread is being opened") from None
+        raise Later(pacer.thread_later(game.id), "another thread is being opened") from None
     try:
-        wait = pacer.thread_wait()
-        if wait > pacing.SHORT:  # the one before spent the budget
-            pacer.thread_put_off(game.id)
-            raise Later(wait, "the bot's thread budget is spent")
+        if pacer.thread_wait() > pacing.SHORT:  # the one before spent the budget
+            raise Later(pacer.thread_later(game.id), "the bot's thread budget is spent")
         thread = await _create(bot, game, in_doubt=in_doubt)
     finally:
         pacer.thread_lock.release()
@@ -103,9 +98,9 @@ async def _create(bot: App, game: GameInfo, *, in_doubt: bool) -> discord.Thread
     except discord.NotFound:
         await gone(bot, game.channel_id)
         raise DeliveryError("the channel is gone", permanent=True) from None
-    except discord.RateLimited as e:  # a wait past max_ratelimit_timeout: nothing was made
-        bot.pacer.thread_put_off(game.id)
-        raise Later(e.retry_after, "the bot's thread budget is spent") from None
+    except discord.RateLimited:  # a wait past max_ratelimit_timeout: nothing was made
+        raise Later(bot.pacer.thread_later(game.id), "the bot's thread budget is spent"
+                    ) from None
     except discord.HTTPException as e:
         raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
 

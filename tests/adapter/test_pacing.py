@@ -140,3 +140,19 @@ async def test_requests_wait_their_turn_at_the_global_pace() -> None:
         await start(None, None, Params("/api/v10/interactions/1/t/callback"))  # type: ignore
     assert loop.time() - began < 0.05
     assert MESSAGES == ("POST", "/channels/{id}/messages")
+
+
+def test_games_put_off_come_back_in_the_order_they_were_asked_for() -> None:
+    clock = Clock()
+    pacer = Pacer(clock=clock)
+    pacer.heard(("POST", "/channels/{id}/threads", "10"), 201, headers(49, 30.0, limit=50))
+    assert pacer.thread_window == pytest.approx(30.0)  # learnt from a window's first answer
+    pacer.heard(("POST", "/channels/{id}/threads", "10"), 201, headers(1, 20.0, limit=50))
+    for game in (7, 3, 9):
+        pacer.thread_put_off(game)
+    later = [pacer.thread_later(g) for g in (9, 3, 7)]
+    assert later == sorted(later, reverse=True)  # 7 first, then 3, then 9
+    assert later[-1] == pytest.approx(20.0)
+    pacer.thread_opened(5)
+    pacer.thread_put_off(5)  # opened already: not put back in line
+    assert 5 not in pacer.waiting_threads

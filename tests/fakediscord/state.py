@@ -980,6 +980,8 @@ class FakeDiscordState:
             id_base_ms = int(time.time()) * 1000
         self.id_base_ms = id_base_ms
         self._seq = 0
+        self._made = time.monotonic()
+        self._last_ms = 0
         self.time_offset = 0.0
         # Discord's nonce check: a message created with ``enforce_nonce`` and a nonce already
         # used in that channel within this window is not created again; the first one is
@@ -1053,9 +1055,14 @@ class FakeDiscordState:
 
     # -- ids, time and change notification ----------------------------------------------------
     def next_id(self) -> int:
-        """Snowflake-like, strictly increasing, sequence-numbered id."""
+        """Snowflake-like, strictly increasing, sequence-numbered id. Its time is the clock's,
+        as Discord's are (a look back ``after=`` a time finds what came after it): the time
+        since the state was made, shifted by ``advance_time``, and at least a millisecond after
+        the previous id's (so that ids spread over shards: ``_id_on_shard``)."""
         self._seq += 1
-        ms = self.id_base_ms - DISCORD_EPOCH_MS + int(self.time_offset * 1000) + self._seq
+        now = self.id_base_ms + int((time.monotonic() - self._made) * 1000)
+        ms = max(now - DISCORD_EPOCH_MS + int(self.time_offset * 1000), self._last_ms + 1)
+        self._last_ms = ms
         return (ms << 22) | (self._seq & 0xFFF)
 
     def clock(self) -> float:

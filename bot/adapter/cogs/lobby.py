@@ -126,7 +126,10 @@ class Lobby(CalicoCog):
     async def _wait_for_thread(self, game_id: int) -> GameInfo:
         """The game once its thread is open, or after :data:`THREAD_WAIT`; not waited for at
         all when Discord's thread budget will not allow it that soon."""
-        soon = self.bot.pacer.thread_eta() <= THREAD_WAIT
+        # In line from now on, in the order people asked (before the outbox tried to open it),
+        # so that each is told its own turn (an open thread takes it out of line).
+        self.bot.pacer.thread_put_off(game_id)
+        soon = self.bot.pacer.thread_eta(game_id) <= THREAD_WAIT
         return await lobby_ui.wait_for_thread(self.bot.kernel, game_id,
                                               THREAD_WAIT if soon else 0.0)
 
