@@ -20,7 +20,9 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
 - A deleted thread or channel (404) ends its games through
-  :func:`bot.core.leaving.channel_gone`; missing access (403) is permanent for that notice.
+  :func:`bot.core.leaving.channel_gone`; missing access (403), an invalid form body (400) and
+  any other refusal for good (:func:`for_good`: a 4xx but a 429) end that notice at once (one
+  log line, ``calico_notices_total{outcome="failed"}``) and the rest of its lane goes on.
   Neither blocks any other game. Transient answers (5xx, 429 past discord.py's own retries,
   timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
@@ -72,6 +74,13 @@ ARCHIVED = 50083
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
+
+
+def for_good(e: discord.HTTPException) -> bool:
+    """Whether Discord refused a request for good: any 4xx but a 429 (an invalid form body, no
+    access, unknown channel, DMs closed...). Sending it again would be refused again and count
+    towards Discord's invalid-request ban; 5xx answers and time-outs are worth retrying."""
+    return 400 <= e.status < 500 and e.status != 429
 
 
 def written_at(notice: Notice) -> int:
@@ -214,7 +223,9 @@ class DiscordDelivery:
                 if isinstance(notice.body, notices.Reminder):
                     await self._reminder_in_thread(notice, notice.body, game)
                 raise DeliveryError("DMs closed", permanent=True) from None
-            raise DeliveryError(f"DM failed: {e.status} {e.code}") from None
+            # Refused for good (an invalid form body): this message only, not their DMs.
+            raise DeliveryError(f"DM failed: {e.status} {e.code}", permanent=for_good(e),
+                                unreachable=False) from None
 
     async def _reminder_in_thread(self, notice: Notice, reminder: notices.Reminder,
                                   game: GameInfo) -> None:
@@ -253,7 +264,7 @@ class DiscordDelivery:
                 await thread.edit(archived=False)
         except discord.HTTPException as e:
             raise DeliveryError(f"unarchiving failed: {e.status} {e.code}",
-                                permanent=e.status == 403) from None
+                                permanent=for_good(e)) from None
 
     async def _look(self, channel: discord.abc.Messageable, nonces: list[str],
                     since: datetime) -> dict[str, discord.Message]:
@@ -307,13 +318,15 @@ class DiscordDelivery:
                 raise DeliveryError(f"not allowed to post ({e.code})", permanent=True) from None
         except discord.HTTPException as e:
             if e.code != ARCHIVED:
-                raise DeliveryError(f"post failed: {e.status} {e.code}") from None
+                raise DeliveryError(f"post failed: {e.status} {e.code}", permanent=for_good(e)
+                                    ) from None
         # Archived between our check and the post: revive it and try once more.
         await self._unarchive(game)
         try:
             message = await channel.send(nonce=nonce, **marked(out, nonce))
         except discord.HTTPException as e:
-            raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}") from None
+            raise DeliveryError(f"post failed after unarchiving: {e.status} {e.code}",
+                                permanent=for_good(e)) from None
         return Receipt(message_id=message.id)
 
     async def _lobby(self, notice: Notice, game: GameInfo, out: Outgoing) -> Receipt:
@@ -343,7 +356,7 @@ class DiscordDelivery:
             return SKIPPED
         except discord.HTTPException as e:
             raise DeliveryError(f"lobby edit failed: {e.status} {e.code}",
-                                permanent=e.status == 403) from None
+                                permanent=for_good(e)) from None
         return Receipt(message_id=game.lobby_message_id)
 
 

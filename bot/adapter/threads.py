@@ -102,6 +102,10 @@ async def _create(bot: App, game: GameInfo, *, in_doubt: bool) -> discord.Thread
         raise Later(bot.pacer.thread_later(game.id), "the bot's thread budget is spent"
                     ) from None
     except discord.HTTPException as e:
+        if 400 <= e.status < 500 and e.status != 429:  # refused for good: asking again won't do
+            await _setup_failed(bot, game, tr("setup.refused"))
+            raise DeliveryError(f"creating the thread refused: {e.status} {e.code}",
+                                permanent=True) from None
         raise DeliveryError(f"creating the thread failed: {e.status} {e.code}") from None
 
 

@@ -19,15 +19,19 @@ from bot.core.storage import NoticeStatus
 
 
 class DeliveryError(Exception):
-    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access);
-    ``undeliverable``: there is nowhere to post it (no thread)."""
+    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access, a
+    message Discord refuses); ``undeliverable``: there is nowhere to post it (no thread).
+    ``unreachable`` (of a permanent DM failure): the person cannot be reached by DM at all, so
+    the outbox's follow-up runs (their DMs count as closed); False when only this message was
+    refused (an invalid form body)."""
 
     def __init__(self, reason: str, *, permanent: bool = False,
-                 undeliverable: bool = False) -> None:
+                 undeliverable: bool = False, unreachable: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
         self.permanent = permanent or undeliverable
         self.undeliverable = undeliverable
+        self.unreachable = unreachable
 
 
 class Later(Exception):  # noqa: N818 - a wait, not an error

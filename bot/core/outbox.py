@@ -41,9 +41,11 @@ Failures, by kind:
   timeouts, gateway down): retried with backoff capped at ``max_delay``, for as long as the
   notice still means something (younger than ``ttl``; the renderer drops superseded ones);
   the rest of its lane waits behind it (order);
-- *permanent* (``permanent=True``: DMs closed, no access): the notice is ``failed`` and its
-  follow-up runs (closed DMs: ``on_dm_failed``, a fallback post in the thread); the rest of the
-  lane goes on in the same pass;
+- *permanent* (``permanent=True``: DMs closed, no access, a message Discord refuses): the
+  notice is ``failed`` at once (one log line, the ``failed`` count), never tried again, and its
+  follow-up runs (closed DMs: ``on_dm_failed``, a fallback post in the thread; not when only
+  that message was refused, ``unreachable=False``); the rest of the lane goes on in the same
+  pass;
 - *nowhere to go* (``DeliveryError(undeliverable=True)``: the game has no thread): a distinct,
   counted status, never ``done``.
 """
@@ -250,7 +252,7 @@ class Dispatcher:
                 await self._finish(notice, NoticeStatus.UNDELIVERABLE, self._now(), e.reason)
                 return None, 0, 1
             if e.permanent:
-                await self._permanent(notice, e.reason)
+                await self._permanent(notice, e.reason, e.unreachable)
                 return None, 0, 1
             return await self._retry(notice, e.reason, now), 0, 1
         except asyncio.CancelledError:
@@ -291,13 +293,13 @@ class Dispatcher:
         at = self._refused.get(user_id)
         return at is not None and self._now() - at < 60_000
 
-    async def _permanent(self, notice: Notice, reason: str) -> None:
-        if notice.user_id is not None:
+    async def _permanent(self, notice: Notice, reason: str, unreachable: bool = True) -> None:
+        if notice.user_id is not None and unreachable:
             # Before any await: concurrent lanes of the same person check it.
             self._refused[notice.user_id] = self._now()
         log.warning("notice %s (%s) refused for good: %s", notice.id, notice.kind, reason)
         await self._finish(notice, NoticeStatus.FAILED, self._now(), reason)
-        if notice.is_dm and self.on_dm_failed is not None:
+        if notice.is_dm and unreachable and self.on_dm_failed is not None:
             assert notice.user_id is not None
             try:
                 await self.on_dm_failed(notice.game_id, notice.user_id)
