@@ -233,12 +233,17 @@ class Pacer:
         budget = self.threads
         usable = max(1, (budget.limit if budget is not None else THREAD_BUDGET) - RESERVE)
         if wait <= 0:
-            # Tokens left now: the first of those waiting go at once.
-            left = max(0, (budget.remaining - RESERVE) if budget is not None else usable)
+            # Tokens left now: the first of those waiting go at once. Past the budget's reset
+            # (what was last heard is stale), a whole budget is there, and its window starts
+            # with the next thread.
+            now = self.clock()
+            if budget is None or budget.reset_at <= now:
+                left, wait = usable, self.thread_window
+            else:
+                left, wait = max(0, budget.remaining - RESERVE), budget.reset_at - now
             if place < left:
                 return 0.0
             place -= left
-            wait = max(0.0, budget.reset_at - self.clock()) if budget is not None else 0.0
         return wait + (place // usable) * self.thread_window
 
     def thread_later(self, game_id: int) -> float:

@@ -105,6 +105,20 @@ def test_with_budget_left_the_first_waiting_go_at_once() -> None:
     assert pacer.thread_eta(4) == pytest.approx(100.0)  # past the three usable tokens
 
 
+def test_past_the_budgets_reset_a_whole_budget_goes_and_the_rest_wait_a_window() -> None:
+    clock = Clock()
+    pacer = Pacer(clock=clock)
+    pacer.heard(("POST", "/channels/{id}/threads", "10"), 201, headers(3, 30.0, limit=4))
+    for game in range(1, 8):
+        pacer.thread_put_off(game)
+    assert [pacer.thread_eta(g) for g in (1, 2, 3)] == pytest.approx([0.0, 0.0, 30.0])
+    clock.now += 31.0  # the window ended: what was heard last is stale
+    assert [pacer.thread_eta(g) for g in (1, 2, 3)] == [0.0, 0.0, 0.0]
+    window = pacer.thread_window
+    assert [pacer.thread_eta(g) for g in (4, 5, 6, 7)] == pytest.approx(
+        [window, window, window, 2 * window])
+
+
 def test_invalid_answers_are_counted_over_ten_minutes() -> None:
     clock = Clock()
     seen: list[int] = []
