@@ -4,8 +4,8 @@ reach the process of the shard they come through (DMs shard 0, a server's its ow
 active where two processes answer gets up to twice the allowance, never more, and each process
 still refuses past its own. What the cooldowns protect (each process's CPU: pictures, reviews,
 starts) is protected per process all the same; the figure is in docs/performance.md and the
-reasoning in the README's *Several processes*. Two clients here, each holding one of two shards
-(as two processes would), on one database."""
+reasoning in the README (after the cooldowns' settings). Two clients here, each holding one
+of two shards (as two processes would), on one database."""
 
 from __future__ import annotations
 
