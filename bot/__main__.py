@@ -1,4 +1,4 @@
-"""``calico-bot``: run the bot, sync its commands, look after its database, or play the demo.
+"""calico-bot: run the bot, sync its commands, look after its database, or play the demo.
 
 - ``calico-bot`` with no token: explains how to get one, then plays the offline demo.
 - ``calico-bot`` or ``calico-bot run`` with ``DISCORD_TOKEN`` set (environment or ``.env``):
@@ -13,8 +13,12 @@
   PostgreSQL, or back), checking row counts.
 
 ``check``, ``backup`` and ``migrate-db`` refuse a missing (or empty) SQLite database with
-``no database at PATH`` and exit 2, creating nothing. A bad setting stops every command with one
-line per setting naming its environment variable (exit 2). A database password is never shown.
+``no database at PATH`` and what is not a database file at all (a folder, ``/dev/null``, an
+empty ``CALICO_DB``) with ``PATH is not a calico-bot database``, and exit 2, creating nothing;
+``migrate-db`` also refuses a SQLite database a running bot holds (its ``.lock``). A bad setting
+stops every command with one line per setting naming its environment variable (exit 2). A
+database password is never shown. Discord out of reach at start (no network, DNS) is one plain
+line and exit 1, as is a token Discord refuses.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import aiohttp
 import discord
 from pydantic import ValidationError
 
@@ -156,6 +161,20 @@ def _on_signals(loop: asyncio.AbstractEventLoop, bot: discord.Client) -> Callabl
 
 
 
+# What "Discord is out of reach" looks like at start: aiohttp's connection errors (refused,
+# DNS, TLS), a time-out, no gateway address.
+UNREACHABLE = (aiohttp.ClientError, discord.GatewayNotFound, ConnectionError, TimeoutError)
+
+
+def unreachable_reason(error: BaseException) -> str:
+    """A short reason for a connection failure (the innermost OS error says it best)."""
+    inner: BaseException = error
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    text = str(inner) or type(inner).__name__
+    return text.splitlines()[0][:200]
+
+
 FROM_SETTINGS = "set CALICO_DB, or run from the bot's folder"
 
 
@@ -166,10 +185,16 @@ def _no_database(location: str, hint: str = FROM_SETTINGS) -> str | None:
 
     if is_postgres(location):
         return None
+    if not location.strip():
+        return "no database: CALICO_DB is empty (a SQLite file or a postgresql:// URL)"
     path = Path(location)
     if not path.exists():
         return f"no database at {path.resolve()} ({hint})"
-    if path.is_file() and path.stat().st_size == 0:
+    if not path.is_file():
+        # A folder, /dev/null, a pipe: SQLite would read nothing there and call it fine.
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        return f"{path.resolve()} is not a calico-bot database ({kind})"
+    if path.stat().st_size == 0:
         return f"no database at {path.resolve()} (the file is empty)"
     return None
 
@@ -247,6 +272,7 @@ async def _backup(location: str, target: str) -> int:
 async def _migrate(source: str, target: str) -> int:
     from bot.core.storage import is_postgres
     from bot.core.storage.copy import copy_database
+    from bot.core.storage.sqlite.db import SecondProcessError
 
     missing = _no_database(source, "check the path")
     if missing:
@@ -256,7 +282,19 @@ async def _migrate(source: str, target: str) -> int:
         print(f"migrate-db: no folder {Path(target).parent.resolve()} for {target}",
               file=sys.stderr)
         return 2
-    report = await copy_database(source, target)
+    holding: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if not is_postgres(source):
+        from bot.core.storage.sqlite.db import held_apart
+
+        holding = held_apart(Path(source))
+    try:
+        with holding:
+            report = await copy_database(source, target)
+    except SecondProcessError:
+        print(f"migrate-db: {Path(source).resolve()} is in use by a running calico-bot: stop "
+              "it first (a copy of a database that is changing would miss what changes); "
+              "nothing copied", file=sys.stderr)
+        return 2
     for table, (copied, counted) in report.items():
         print(f"  {table}: {copied} rows copied, {counted} in the target")
     print("done: every table's row count matches")
@@ -321,6 +359,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN (reset it in the developer "
               "portal if needed).", file=sys.stderr)
+        return 1
+    except UNREACHABLE as e:
+        # No network, no DNS, a firewall: a host needs the one line, not aiohttp's stack.
+        print(f"calico-bot: cannot reach Discord ({unreachable_reason(e)}): check the network "
+              "and start the bot again.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

@@ -96,10 +96,11 @@ class Settings(BaseSettings):
     # How long a claimed outbox lane or timer stays with its process: when a process dies,
     # another takes its work over after this long.
     lease_seconds: float = Field(default=60.0, ge=3)
-    # How long a post's nonce is trusted to stop Discord from making it twice (Discord keeps
-    # nonces a few minutes); a post that may be out unrecorded for longer (the bot died after
-    # Discord made it) is looked for in the channel before it is posted again.
-    nonce_window_seconds: float = Field(default=120.0, gt=0)
+    # How long a post's nonce alone is trusted to stop Discord from making it twice (Discord
+    # keeps nonces "a few minutes", no figure promised). 0, the default: a post that may be out
+    # unrecorded (the bot died after Discord made it, an attempt timed out) is always looked
+    # for in the channel before it is posted again.
+    nonce_window_seconds: float = Field(default=0.0, ge=0)
     # Seconds between sweeps (due timers, tournament rounds): a turn or round deadline is
     # acted on at most this long after it passed.
     sweep_seconds: float = Field(default=60.0, gt=0)
@@ -124,8 +125,13 @@ class Settings(BaseSettings):
     @field_validator("log_level", mode="before")
     @classmethod
     def _level(cls, value: Any) -> Any:
-        text = str(value).strip().upper() if value is not None else ""
-        return text if text in LOG_LEVELS else "INFO"
+        if value is None or not str(value).strip():
+            return "INFO"
+        text = str(value).strip().upper()
+        if text not in LOG_LEVELS:
+            # Refused like any bad setting (a silent INFO hid the typo from the operator).
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
+        return text
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:

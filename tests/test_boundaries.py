@@ -28,6 +28,7 @@ VALUES = {
     "bot.core.progress.model", "bot.core.review.model", "bot.core.tournament.model",
     "bot.core.tournament.pairing",  # tournament arithmetic: pure functions of values
     "bot.core.clock",  # times as stored (ms) and shown (datetimes)
+    "bot.core.folding",  # which notices one post shows: pure functions of notices
 }
 SERVICES = {
     "bot.core.lobby", "bot.core.turns", "bot.core.leaving", "bot.core.queries",

@@ -39,7 +39,7 @@ from discord.ext import commands
 from discord.ui.dynamic import DynamicItem
 
 from bot.adapter import commands as commands_sync
-from bot.adapter import cooldowns, policy, telemetry
+from bot.adapter import cooldowns, pacing, policy, postmarks, telemetry
 from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
@@ -105,9 +105,20 @@ class CalicoBot(commands.AutoShardedBot):
             if settings.shard_ids:
                 shards["shard_ids"] = settings.shard_ids
         shards.update(options)
+        # The bot never joins voice: discord.py's warnings that voice libraries are missing
+        # would ask every host to install packages nothing here uses.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         # No message cache (discord.py keeps the last 1,000 messages by default, with their
         # components and attachments): the bot never reads it (clicks carry their message,
         # posts are edited by id), and on a busy bot it was memory held for nothing.
+        # Discord's rate limits, read from every answer (bot.adapter.pacing); the global limit
+        # is the bot's, shared by its processes. A wait past 30 s (the least discord.py takes)
+        # raises instead of holding the request, and the outbox tries the lane later.
+        self.pacer = pacing.Pacer(
+            global_per_second=pacing.GLOBAL_PER_SECOND / max(1, settings.cluster_slots))
+        shards.setdefault("http_trace", self.pacer.trace())
+        shards.setdefault("max_ratelimit_timeout", 30.0)
         super().__init__(command_prefix=commands.when_mentioned, tree_cls=commands_sync.CalicoTree,
                          intents=intents(members_intent), help_command=None,
                          max_messages=None, **shards)
@@ -137,6 +148,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.inflight: set[asyncio.Task[Any]] = set()
         self._accepting = True
         self._closing = False
+        self._stopping = asyncio.Event()  # set as the shutdown begins
         self._shutdown: asyncio.Future[None] | None = None
         self.identify = sharding.IdentifyPacer()
         self._slot: Any = None  # the connection holding this process's cluster slot
@@ -144,6 +156,9 @@ class CalicoBot(commands.AutoShardedBot):
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
+        self.unreadable = postmarks.Unreadable(on_new=self.metrics.history_unreadable.inc)
+        self.pacer.on_rate_limited = self.metrics.record_rate_limited
+        self.pacer.on_invalid = self.metrics.record_invalid_request
 
     # ------------------------------------------------------------------ plumbing
 
@@ -302,8 +317,18 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def _run_dispatcher(self) -> None:
         # Posting needs the HTTP session (and, for thread posts, benefits from the guild
-        # caches): start once the gateway is ready.
-        await self.wait_until_ready()
+        # caches): start once the gateway is ready, unless the bot is stopped before that
+        # (SIGTERM while connecting, the members intent refused): then there is nothing to
+        # wait for, and the shutdown must not sit out its grace.
+        ready = asyncio.ensure_future(self.wait_until_ready())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+            stopping.cancel()
+        if self._stopping.is_set():
+            return
         assert self.dispatcher is not None
         await self.dispatcher.run_forever(grace=self.settings.shutdown_grace / 2)
 
@@ -336,6 +361,7 @@ class CalicoBot(commands.AutoShardedBot):
 
     async def _close(self) -> None:
         self._closing = True
+        self._stopping.set()
         started = time.monotonic()
         grace = self.settings.shutdown_grace
         self._accepting = False

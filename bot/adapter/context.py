@@ -19,6 +19,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapter.locales import LocaleSource
+from bot.adapter.pacing import Pacer
+from bot.adapter.postmarks import Unreadable
 from bot.core.kernel import Kernel
 from bot.core.models import GameInfo, UserRef
 from bot.settings import Settings
@@ -33,6 +35,8 @@ class App(Protocol):
 
     settings: Settings
     inflight: set[asyncio.Task[Any]]  # interactions being answered (clean shutdown waits)
+    unreadable: Unreadable  # channels this process cannot read back (no Read Message History)
+    pacer: Pacer  # Discord's rate limits as last heard (bot.adapter.pacing)
 
     @property
     def kernel(self) -> Kernel: ...

@@ -9,9 +9,10 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
   appearing twice.
 - Discord forgets nonces after a few minutes; every post (each part of a DM too) also carries
   the invisible mark of its nonce (:mod:`bot.adapter.postmarks`). A notice the outbox hands over
-  with ``look_first`` (it may be out, unrecorded, for longer than that) is first looked for in
-  its channel's recent messages: a post found is recorded as the delivery (the lobby message is
-  attached to its game as when posted), and only the parts not found are posted.
+  with ``look_first`` (it may be out, unrecorded) is first looked for in its channel from its
+  first attempt on: a post found is recorded as the delivery (the lobby message is attached to
+  its game as when posted), and only the parts not found are posted. A channel that cannot be
+  read back (no Read Message History) is said once and posted to as if nothing was found.
 - A game's thread is opened by its first notice (``open_thread``): the thread is created, or,
   when a crash came between creating it and recording it, found again by its name and adopted;
   then the ``lobby`` notice posts the lobby message there (edited in place afterwards). A table
@@ -19,9 +20,10 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 - Threads auto-archive: an archived thread is unarchived before posting, and a post refused
   because of archiving is retried once after unarchiving.
 - A deleted thread or channel (404) ends its games through
-  :func:`bot.core.leaving.channel_gone`. Any post Discord refuses for good (400, 403, 404:
-  :mod:`bot.adapter.refusals`) ends at once, counted and logged once, and blocks neither its
-  lane nor any other game. Transient answers (5xx, 429 past discord.py's own retries,
+  :func:`bot.core.leaving.channel_gone`. Any post Discord refuses for good (a 4xx but a 401
+  or 429: an invalid form body, missing access, an unknown channel; :mod:`bot.adapter.refusals`)
+  ends at once, counted and logged once, and blocks neither its lane nor any other game.
+  Transient answers (5xx, 429 past discord.py's own retries,
   timeouts) are raised for the dispatcher to retry.
 - A DM refused because DMs are closed (50007) is a permanent failure: the dispatcher then calls
   :func:`bot.core.leaving.dm_failed`, which posts the "use /calico hand" notice in the thread
@@ -37,15 +39,16 @@ with the Discord message id, or a :class:`~bot.core.outbox.DeliveryError`). Rule
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.adapter import postmarks, refusals
+from bot.adapter import pacing, postmarks, refusals, threads
 from bot.adapter.options import whole_number
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import challenge as challenge_ui
@@ -53,14 +56,13 @@ from bot.adapter.ui import described, images, messages
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.notices import NoticeRenderer
 from bot.adapter.ui.outgoing import Outgoing
-from bot.core import leaving, lobby, notices, queries
+from bot.core import folding, lobby, notices, queries
 from bot.core.challenge.model import Summary
 from bot.core.faults import crash_point
 from bot.core.models import GameInfo, GameStatus, ManagerError
 from bot.core.notices import Body, Notice
-from bot.core.outbox import SKIPPED, DeliveryError, Receipt
+from bot.core.outbox import SKIPPED, DeliveryError, Later, Receipt
 from bot.core.tournament.model import Post
-from bot.words import posts
 
 if TYPE_CHECKING:
     from bot.adapter.context import App
@@ -70,7 +72,6 @@ log = logging.getLogger("calico.delivery")
 DM_CLOSED = 50007
 ARCHIVED = 50083
 UNKNOWN_CHANNEL = 10003
-THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posts revive it
 UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
 
@@ -90,10 +91,16 @@ def nonce_for(key: str) -> str:
 class DiscordDelivery:
     """The outbox ``Delivery`` that posts to Discord."""
 
+    shows_runs = True  # a run of computer moves in one post (bot.core.folding)
+    # Seconds a notice's requests may take (discord.py's own 5xx retries included) before the
+    # attempt is given up as in doubt (aiohttp's own limit is five minutes).
+    send_timeout = 30.0
+
     def __init__(self, bot: App) -> None:
         self.bot = bot
         self.client: discord.Client = bot  # type: ignore[assignment]
         self.renderer = NoticeRenderer(bot.kernel, bot.locales)
+        self.dm_channels: dict[int, int] = {}  # person -> their DM channel (for the pacing)
 
     @property
     def metrics(self) -> Any:
@@ -105,12 +112,25 @@ class DiscordDelivery:
         token = images.in_background.set(True)
         try:
             return await self._deliver(notice)
+        except discord.RateLimited as e:
+            # A wait past max_ratelimit_timeout, raised before the request was made.
+            raise Later(e.retry_after, "rate limited") from None
         except discord.HTTPException as e:
             # Whatever no poster handled itself: ended at once if Discord will refuse it
             # again (bot.adapter.refusals), else retried.
             raise refusals.failed(e, f"{notice.kind} post", self.metrics) from None
         finally:
             images.in_background.reset(token)
+
+    def _pace(self, channel_id: int | None,
+              kind: tuple[str, str] = pacing.MESSAGES) -> None:
+        """Before anything of a notice is sent: put it off (:class:`Later`) rather than let
+        discord.py wait out a rate limit inside the request, holding the outbox's slot."""
+        if channel_id is None:
+            return
+        wait = self.bot.pacer.channel_wait(channel_id, kind)
+        if wait > pacing.SHORT:
+            raise Later(wait, f"channel {channel_id} is at its rate limit")
 
     async def _deliver(self, notice: Notice) -> Receipt | None:
         if notice.game_id == 0:
@@ -127,15 +147,28 @@ class DiscordDelivery:
         except ManagerError:
             return SKIPPED  # the game is gone: nothing to say
         if isinstance(notice.body, notices.OpenThread):
-            return await self._open_thread(game, in_doubt=notice.sent_at is not None)
+            return await threads.open_thread(self.bot, game, in_doubt=notice.sent_at is not None)
+        if notice.user_id is not None:
+            self._pace(self.dm_channels.get(notice.user_id))
+        elif isinstance(notice.body, notices.Lobby) and game.lobby_message_id is not None:
+            self._pace(game.thread_id, pacing.EDITS)
+        else:
+            self._pace(game.thread_id)
         out = await self.renderer.build(notice, game)
         if out is None:
             return SKIPPED
-        if notice.user_id is not None:
-            return await self._dm(notice, game, out)
-        if isinstance(notice.body, notices.Lobby):
-            return await self._lobby(notice, game, out)
-        return await self._post(notice, game, out)
+        try:
+            # A request with no answer in time may have reached Discord all the same: the
+            # outbox retries it later, looking first (it is in doubt from this attempt on).
+            async with asyncio.timeout(self.send_timeout):
+                if notice.user_id is not None:
+                    return await self._dm(notice, game, out)
+                if isinstance(notice.body, notices.Lobby):
+                    return await self._lobby(notice, game, out)
+                return await self._post(notice, game, out)
+        except TimeoutError:
+            raise DeliveryError(f"no answer from Discord within {self.send_timeout:.0f} s"
+                                ) from None
 
     # ------------------------------------------------------------------ notices about no game
 
@@ -145,81 +178,17 @@ class DiscordDelivery:
         poster = CHANNEL.get(type(notice.body))
         if poster is None or not notice.channel_id:
             return SKIPPED
+        self._pace(notice.channel_id)
         nonce = nonce_for(notice.key)
 
         async def look(target: discord.abc.Messageable) -> discord.Message | None:
-            # Out unrecorded for longer than the nonce window: posted already, maybe.
-            return (await self._look(target, [nonce])).get(nonce)
+            # Out unrecorded, maybe: looked for from its first attempt on.
+            return (await self._look(target, [nonce], since(notice))).get(nonce)
 
         return await poster(self.bot, self.client, notice, nonce,
                             look if notice.look_first else None)
 
     # ------------------------------------------------------------------ opening the thread
-
-    async def _open_thread(self, game: GameInfo, *, in_doubt: bool) -> Receipt:
-        if game.thread_id is not None:
-            return Receipt(message_id=game.thread_id)  # opened (or attached) already
-        if not game.status.active and game.status is not GameStatus.OVER:
-            # Cancelled or abandoned before its thread opened: nothing to show. A game that
-            # finished meanwhile (a tournament table played out while the outbox was down)
-            # still gets its thread, for its moves and its score sheet.
-            return SKIPPED
-        tr = await self.bot.thread_text(game)
-        try:
-            channel = self.client.get_channel(game.channel_id) or \
-                await self.client.fetch_channel(game.channel_id)
-        except discord.NotFound:
-            await self._gone(game.channel_id)
-            raise DeliveryError("the channel is gone", permanent=True) from None
-        except discord.Forbidden:
-            await self._setup_failed(game, tr("setup.no_access"))
-            raise DeliveryError("no access to the channel", permanent=True) from None
-        if not isinstance(channel, discord.TextChannel):
-            await self._setup_failed(game, tr("start.text_channel_only"))
-            raise DeliveryError("not a text channel", permanent=True)
-        host = game.seats[0].name if game.seats else ""
-        name = posts.thread_name(tr, game.id, host)
-        # Discord may have made it already only if an earlier attempt was cut short (a crash
-        # between creating and recording it, a failed attempt): only then is it looked for.
-        thread = await self._find_thread(channel, game) if in_doubt else None
-        if thread is None:
-            try:
-                thread = await channel.create_thread(
-                    name=name, type=discord.ChannelType.public_thread,
-                    auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-            except discord.Forbidden:
-                await self._setup_failed(game, tr("perm.missing",
-                                                  perms=tr("perm.create_public_threads")))
-                raise DeliveryError("may not create threads", permanent=True) from None
-            except discord.NotFound:
-                await self._gone(game.channel_id)
-                raise DeliveryError("the channel is gone", permanent=True) from None
-            except discord.HTTPException as e:
-                raise refusals.failed(e, "creating the thread", self.metrics) from None
-        crash_point("thread.created")  # Discord made it; the database does not know yet
-        await lobby.attach_thread(self.bot.kernel, game.id, thread.id)
-        return Receipt(message_id=thread.id)
-
-    async def _find_thread(self, channel: discord.TextChannel,
-                           game: GameInfo) -> discord.Thread | None:
-        """The game's thread, if a crash came after Discord made it and before we recorded it:
-        an active thread of this channel, created by the bot, whose name carries the game."""
-        me = self.client.user
-        mark = f"#{game.id} "
-        candidates = list(channel.threads)
-        with contextlib.suppress(discord.HTTPException):
-            candidates += [t for t in await channel.guild.active_threads()
-                           if t.parent_id == channel.id]
-        for thread in candidates:
-            if me is not None and thread.owner_id == me.id and mark in f"{thread.name} ":
-                return thread
-        return None
-
-    async def _setup_failed(self, game: GameInfo, reason: str) -> None:
-        try:
-            await lobby.setup_failed(self.bot.kernel, game.id, reason)
-        except Exception:
-            log.exception("setup_failed(%s) failed", game.id)
 
     # ------------------------------------------------------------------ DMs
 
@@ -235,7 +204,9 @@ class DiscordDelivery:
         parts = [nonce_for(f"{notice.key}w{i}") for i in range(len(more))]
         try:
             channel = await self.client.create_dm(discord.Object(id=notice.user_id))
-            found = await self._look(channel, [nonce, *parts]) if notice.look_first else {}
+            self.dm_channels[notice.user_id] = channel.id
+            found = await self._look(channel, [nonce, *parts], since(notice)) \
+                if notice.look_first else {}
             message = found.get(nonce) or await channel.send(nonce=nonce, **marked(out, nonce))
             for text, part in zip(more, parts, strict=True):
                 if part not in found:
@@ -254,7 +225,8 @@ class DiscordDelivery:
                 if isinstance(notice.body, notices.Reminder):
                     await self._reminder_in_thread(notice, notice.body, game)
                 raise DeliveryError("DMs closed", permanent=True) from None
-            raise refusals.failed(e, "DM", self.metrics) from None
+            # Refused for good (an invalid form body): this message only, not their DMs.
+            raise refusals.failed(e, "DM", self.metrics, unreachable=False) from None
 
     async def _reminder_in_thread(self, notice: Notice, reminder: notices.Reminder,
                                   game: GameInfo) -> None:
@@ -282,10 +254,7 @@ class DiscordDelivery:
             game.thread_id, guild_id=game.guild_id, type=discord.ChannelType.public_thread)
 
     async def _gone(self, channel_id: int) -> None:
-        try:
-            await leaving.channel_gone(self.bot.kernel, channel_id)
-        except Exception:
-            log.exception("channel_gone(%s) failed", channel_id)
+        await threads.gone(self.bot, channel_id)
 
     async def _unarchive(self, game: GameInfo) -> None:
         assert game.thread_id is not None
@@ -297,35 +266,47 @@ class DiscordDelivery:
         except discord.HTTPException as e:
             raise refusals.failed(e, "unarchiving the thread", self.metrics) from None
 
-    async def _look(self, channel: discord.abc.Messageable,
-                    nonces: list[str]) -> dict[str, discord.Message]:
-        """This bot's posts of ``nonces`` among ``channel``'s recent messages (``look_first``)."""
+    async def _look(self, channel: discord.abc.Messageable, nonces: list[str],
+                    since: datetime) -> dict[str, discord.Message]:
+        """This bot's posts of ``nonces`` in ``channel`` from ``since`` on (``look_first``; see
+        :mod:`bot.adapter.postmarks`). A channel that cannot be read back is said once
+        (:class:`~bot.adapter.postmarks.Unreadable`) and treated as holding none of them."""
         me = self.client.user
         if me is None:
             return {}
         try:
-            return await postmarks.find(channel, me.id, nonces)
-        except discord.Forbidden as e:
-            # The channel cannot be read back (no Read Message History): post, as before the
-            # look existed, rather than never.
-            log.warning("cannot read channel %s back (%s): posting without looking",
-                        getattr(channel, "id", "?"), e.code)
+            reading = await postmarks.find(channel, me.id, nonces, since=since)
+        except discord.Forbidden:
+            self.bot.unreadable.note(channel)
             return {}
         except discord.NotFound:
             return {}  # the post that follows meets the same 404 and says what it means
         except discord.HTTPException as e:
             raise DeliveryError(f"reading the channel back failed: {e.status} {e.code}") from None
+        if reading.read:
+            self.bot.unreadable.forget(getattr(channel, "id", 0))
+        elif len(reading.found) < len(nonces) and \
+                not await postmarks.readable(self.client, channel, since):
+            # Discord's answer to a read without Read Message History is an empty list.
+            self.bot.unreadable.note(channel)
+        return reading.found
 
     async def _post(self, notice: Notice, game: GameInfo, out: Outgoing,
                     nonce: str | None = None) -> Receipt:
         channel = self._thread(game)
         if isinstance(channel, discord.Thread) and channel.archived:
             await self._unarchive(game)
-        nonce = nonce or nonce_for(notice.key)
+        nonce = nonce or nonce_for(folding.run_key(notice.key, len(notice.run)))
         try:
-            found = (await self._look(channel, [nonce])).get(nonce) if notice.look_first else None
-            if found is not None:
-                return Receipt(message_id=found.id, found=True)
+            if notice.look_first:
+                # A run may have been posted shorter than it is now (it grew since).
+                keys = [nonce] if notice.user_id is not None or not notice.run else \
+                    [nonce_for(k) for k in folding.run_keys(notice.key, len(notice.run))]
+                found = await self._look(channel, keys, since(notice))
+                for length, key in enumerate(keys, 1):
+                    if key in found:
+                        return Receipt(message_id=found[key].id, found=True,
+                                       covered=length if notice.run else None)
             message = await channel.send(nonce=nonce, **marked(out, nonce))
             return Receipt(message_id=message.id)
         except discord.NotFound as e:
@@ -371,6 +352,12 @@ class DiscordDelivery:
         except discord.HTTPException as e:
             raise refusals.failed(e, "lobby edit", self.metrics) from None
         return Receipt(message_id=game.lobby_message_id)
+
+
+def since(notice: Notice) -> datetime:
+    """When a notice in doubt may first have reached Discord (its first attempt; the outbox
+    sets ``sent_at`` with ``look_first``, else its creation)."""
+    return notice.sent_at or notice.created_at
 
 
 def marked(out: Outgoing, nonce: str) -> dict[str, Any]:

@@ -114,3 +114,28 @@ def settings_text(tr: Text, server: ServerSettings) -> str:
         tr("hosting.show.help"),
     ]
     return markup.clip("\n".join(lines), 2000)
+
+
+def unreadable_channels(interaction: discord.Interaction[Any], server: ServerSettings,
+                        noted: list[int]) -> list[int]:
+    """The channels of this server where the bot cannot read message history, as
+    ``/calico admin`` names them: those the delivery found so (``noted``, this process's
+    :class:`~bot.adapter.postmarks.Unreadable`) and the games and challenge channels and this
+    one, checked now (a channel this process does not hold is named as it was found)."""
+    guild = interaction.guild
+    me = getattr(guild, "me", None)
+    if guild is None or me is None:
+        return noted
+    wanted = [server.games_channel_id, server.challenge_channel_id, interaction.channel_id,
+              *noted]
+    out: list[int] = []
+    for cid in dict.fromkeys(c for c in wanted if c is not None):
+        channel = guild.get_channel_or_thread(cid)
+        if channel is None:
+            lacking = cid in noted
+        else:
+            lacking = not channel.permissions_for(me).read_message_history
+        if lacking:
+            out.append(cid)
+    return out
+

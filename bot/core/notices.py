@@ -419,9 +419,12 @@ class Notice:
     # When it may first have reached Discord unrecorded (a failed attempt, or a process that
     # died while posting it); None: never tried, or recorded.
     sent_at: datetime | None = None
-    # Set by the dispatcher when ``sent_at`` is older than Discord's nonce window: the nonce no
-    # longer stops a second copy, so the delivery first looks for the post in the channel.
+    # Set by the dispatcher when ``sent_at`` is set (and older than its nonce window, 0 by
+    # default): the delivery first looks for the post in the channel from ``sent_at`` on.
     look_first: bool = False
+    # The notices the dispatcher shows in one post with this one, this one first (a run of
+    # computer moves: :mod:`bot.core.folding`); empty: this one alone.
+    run: tuple[Notice, ...] = ()
 
     @functools.cached_property
     def body(self) -> Body:

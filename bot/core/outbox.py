@@ -7,16 +7,17 @@ and records every delivery the moment Discord accepts it (with the message id), 
 repeats at most the one notice that was in flight; that one carries the notice key as its
 Discord nonce, so Discord itself refuses the duplicate.
 
-Beyond the nonce's reach: Discord forgets a nonce after a few minutes (``nonce_window``, kept
-shorter than Discord's own). A notice that may be in Discord unrecorded carries ``sent_at``, the
-first time it may have got there: a failed attempt (a timeout may hide a post Discord made), or
-a serve that never ended (the claim finds the lane's ``since`` set: its process died; the first
-pending notice of the lane is the one that was in flight). When that is older than the window,
-the notice goes out with ``look_first``: the delivery looks for the post in the channel (every
-post carries an invisible mark of its key) and records the one it finds instead of posting
-again. Within the window the nonce does it, with no look. Nothing of this costs a write on the
-way of a normal post: ``since`` is set by the claim and cleared by the release, ``sent_at`` is
-written by a retry, or after a crash.
+Beyond the nonce's reach: Discord forgets a nonce after "a few minutes" (no figure is
+promised). A notice that may be in Discord unrecorded carries ``sent_at``, the first time it may
+have got there: a failed attempt (a timeout or a 5xx may hide a post Discord made), or a serve
+that never ended (the claim finds the lane's ``since`` set: its process died; the first pending
+notice of the lane is the one that was in flight). Such a notice goes out with ``look_first``
+once ``sent_at`` is ``nonce_window`` old: the delivery looks for the post in the channel from
+that moment on (every post carries an invisible mark of its key) and records the one it finds
+instead of posting again. The window is 0 by default: whenever in doubt, look (one request, on
+a path only failures and crashes take); the nonce is still sent and still stops a copy Discord
+remembers. Nothing of this costs a write on the way of a normal post: ``since`` is set by the
+claim and cleared by the release, ``sent_at`` is written by a retry, or after a crash.
 
 Fairness: lanes are claimed longest-waiting first and served at most ``per_lane`` notices at a
 time, then go to the back of the queue; a worker pool keeps ``concurrency`` lanes in flight and
@@ -29,6 +30,11 @@ serves every third of it (a post may wait long behind a busy process's pictures)
 another process took the lane while its notice was still being posted, and posted it again.
 Renewing stops after ``HOLD_LEASES`` leases, so a delivery stuck for good frees its lane.
 
+Pacing: a delivery that would have to wait for a rate limit (a channel's messages, the
+bot's thread budget) raises :class:`Later` instead, before sending anything: the lane goes back
+with its due time at the end of that wait, and the slot serves other lanes meanwhile (no wait
+holds a slot; one busy channel never starves the others).
+
 Failures, by kind:
 
 - *transient* (``DeliveryError(permanent=False)``, or any unexpected exception: 5xx, 429,
@@ -36,9 +42,10 @@ Failures, by kind:
   notice still means something (younger than ``ttl``; the renderer drops superseded ones);
   the rest of its lane waits behind it (order);
 - *permanent* (``permanent=True``: DMs closed, no access; ``refused=True``: Discord refused
-  that very post for good, a 400, 403 or 404, counted as ``refused``): the notice is ``failed``
-  at once, with one log line, and its follow-up runs (closed DMs: ``on_dm_failed``, a fallback
-  post in the thread); the rest of the lane goes on in the same pass;
+  that very post for good, a 4xx but a 401 or 429, counted as ``refused``): the notice is
+  ``failed`` at once, with one log line, never tried again, and its follow-up runs (closed
+  DMs: ``on_dm_failed``, a fallback post in the thread; not when only that message was
+  refused, ``unreachable=False``); the rest of the lane goes on in the same pass;
 - *nowhere to go* (``DeliveryError(undeliverable=True)``: the game has no thread): a distinct,
   counted status, never ``done``.
 """
@@ -53,13 +60,19 @@ import os
 import secrets
 import socket
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from bot.core.clock import Clock, from_ms, to_ms
+from bot.core.delivering import SKIPPED as SKIPPED
+from bot.core.delivering import Delivery as Delivery
+from bot.core.delivering import DeliveryError as DeliveryError
+from bot.core.delivering import Later as Later
+from bot.core.delivering import NullDelivery as NullDelivery
+from bot.core.delivering import Receipt as Receipt
 from bot.core.faults import crash_point
+from bot.core.folding import RUN_MAX, run_at
 from bot.core.notices import Notice
 from bot.core.storage import Lane, NoticeStatus, OutboxStore
 
@@ -71,55 +84,6 @@ HOLD_LEASES = 10  # a lane is renewed for at most this many leases in one serve 
 def process_owner() -> str:
     """A name for this process in claims and leases (host, pid, and a random tag)."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-class DeliveryError(Exception):
-    """Raised by a Delivery. ``permanent``: retrying cannot help (DMs closed, no access);
-    ``undeliverable``: there is nowhere to post it (no thread); ``refused``: the destination
-    refused this very post for good (an invalid body, missing access, an unknown channel), so
-    it ends at once, is counted apart and never holds up its lane."""
-
-    def __init__(self, reason: str, *, permanent: bool = False,
-                 undeliverable: bool = False, refused: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.permanent = permanent or undeliverable or refused
-        self.undeliverable = undeliverable
-        self.refused = refused
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """What a delivery did: ``done`` (with the Discord message id when one was created) or
-    ``skipped`` (nothing worth showing any more: superseded, or the game is gone). ``found``:
-    the post was already in Discord (``look_first``) and was not made again."""
-
-    status: NoticeStatus = NoticeStatus.DONE
-    message_id: int | None = None
-    reason: str | None = None
-    found: bool = False
-
-
-SKIPPED = Receipt(NoticeStatus.SKIPPED)
-
-
-class Delivery(Protocol):
-    async def deliver(self, notice: Notice) -> Receipt | None:
-        """Show ``notice`` in Discord (``notice.key`` as the nonce); None means done. Raise
-        DeliveryError when it could not be shown. With ``notice.look_first``, a post of it may
-        be in Discord already, beyond the nonce's reach: find it and record it instead."""
-        ...
-
-
-class NullDelivery:
-    """Accepts everything and shows nothing (offline demo, load generator)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def deliver(self, notice: Notice) -> Receipt | None:
-        self.count += 1
-        return None
 
 
 DmFailedHandler = Callable[[int, int], Awaitable[object]]
@@ -142,7 +106,7 @@ class Dispatcher:
         max_delay: float = 300.0,
         ttl: timedelta = timedelta(days=7),
         poll_interval: float = 2.0,
-        nonce_window: float = 120.0,
+        nonce_window: float = 0.0,
     ) -> None:
         self.store = store
         self.delivery = delivery
@@ -157,8 +121,8 @@ class Dispatcher:
         self.max_delay = max_delay
         self.ttl_ms = int(ttl.total_seconds() * 1000)
         self.poll_interval = poll_interval
-        # How long a post's nonce is trusted to stop a second copy (Discord's window, a few
-        # minutes, with a margin); past it, a notice that may be out is looked for first.
+        # How long a post's nonce alone is trusted to stop a second copy (0: never alone);
+        # past it, a notice that may be out is looked for first.
         self.nonce_window_ms = int(nonce_window * 1000)
         self._stopping = False
         self.counts: Counter[str] = Counter()  # notices by outcome (done, retried, failed...)
@@ -199,19 +163,25 @@ class Dispatcher:
         lost = asyncio.Event()
         keeper = asyncio.create_task(self._keep(lane, done, lost))
         try:
-            notices = await self.store.lane_notices(lane, self.per_lane)
+            runs = getattr(self.delivery, "shows_runs", False)  # bot.core.folding
+            notices = await self.store.lane_notices(lane, self.per_lane + runs * RUN_MAX)
             if lane.since is not None and notices and notices[0].sent_at is None:
                 # The lane's last serve never ended (its process died): its first pending notice
                 # may be in Discord. Stored, so that it is known even if this serve stops first.
                 await self.store.mark_sent(notices[0].id, lane.since)
                 notices[0] = dataclasses.replace(notices[0], sent_at=from_ms(lane.since))
-            for notice in notices:
+            i = served = 0
+            while i < len(notices) and served < self.per_lane:
+                notice = notices[i]
                 if self._stopping or loop.time() > until or lost.is_set():
                     break
                 if express and not notice.body.express:
                     break
-                retry_at, shown = await self._deliver_one(notice)
-                delivered += shown
+                run = run_at(notices, i) if runs else [notice]
+                if len(run) > 1:
+                    notice = dataclasses.replace(notice, run=tuple(run))
+                retry_at, shown, used = await self._deliver_one(notice)
+                delivered, i, served = delivered + shown, i + used, served + 1
                 if retry_at is not None:
                     due = retry_at  # keep the lane's order: the rest waits for this retry
                     break
@@ -253,32 +223,39 @@ class Dispatcher:
         log.warning("lane %s/%s held for %d leases: no longer renewed", lane.game_id,
                     lane.recipient, HOLD_LEASES)
 
-    async def _deliver_one(self, notice: Notice) -> tuple[int | None, bool]:
-        """Deliver and record one notice. Returns (the time of its retry, or None when the lane
-        may go on: delivered, skipped, or ended for good; whether it was delivered)."""
+    async def _deliver_one(self, notice: Notice) -> tuple[int | None, int, int]:
+        """Deliver and record one notice (with its run, if any). Returns (the time of its
+        retry, or None when the lane may go on: delivered, skipped, or ended for good; how many
+        notices were delivered; how many of the lane's it took)."""
         now = self._now()
         if now - to_ms(notice.created_at) > self.ttl_ms:
             await self._finish(notice, NoticeStatus.EXPIRED, now, error="too old to matter")
-            return None, False
+            return None, 0, 1
         if notice.user_id is not None and self._refused_recently(notice.user_id):
             # Another lane just learnt their DMs are closed: dm_failed reroutes this one.
             await self._finish(notice, NoticeStatus.SKIPPED, now, error="dm closed")
-            return None, False
-        if notice.sent_at is not None and now - to_ms(notice.sent_at) > self.nonce_window_ms:
+            return None, 0, 1
+        if notice.sent_at is not None and now - to_ms(notice.sent_at) >= self.nonce_window_ms:
             notice = dataclasses.replace(notice, look_first=True)
             self.counts["looked"] += 1
         try:
             receipt = await self.delivery.deliver(notice) or Receipt()
+        except Later as e:
+            # Paced (a rate limit's wait): nothing was sent, so no attempt and no doubt; the
+            # rest of the lane waits with it (order), other lanes take the slot.
+            self.counts["paced"] += 1
+            return now + max(1, int(e.seconds * 1000)), 0, 1
         except DeliveryError as e:
             if e.undeliverable:
                 log.warning("notice %s (%s, game %s) has nowhere to go: %s", notice.id,
                             notice.kind, notice.game_id, e.reason)
                 await self._finish(notice, NoticeStatus.UNDELIVERABLE, self._now(), e.reason)
-                return None, False
+                return None, 0, 1
             if e.permanent:
-                await self._permanent(notice, e.reason, refused=e.refused)
-                return None, False
-            return await self._retry(notice, e.reason, now), False
+                await self._permanent(notice, e.reason, refused=e.refused,
+                                      unreachable=e.unreachable)
+                return None, 0, 1
+            return await self._retry(notice, e.reason, now), 0, 1
         except asyncio.CancelledError:
             # Cut off while posting (a stop past its grace): the post may be out all the same.
             with contextlib.suppress(Exception):
@@ -289,39 +266,47 @@ class Dispatcher:
             # time with its traceback, then only a line per attempt.
             if notice.attempts == 0:
                 log.exception("delivery of notice %s (%s) raised", notice.id, notice.kind)
-            return await self._retry(notice, f"{type(e).__name__}: {e}", now), False
+            return await self._retry(notice, f"{type(e).__name__}: {e}", now), 0, 1
         crash_point("notice.sent")  # Discord has it; the database does not know yet
         if receipt.found:
             self.counts["found"] += 1
             log.info("notice %s (%s, game %s) was in Discord already: recorded, not posted again",
                      notice.id, notice.kind, notice.game_id)
+        # A run's post covers the whole run, or (found after a crash) as much as it had then.
+        run = notice.run[:receipt.covered] if notice.run else (notice,)
         await self._finish(notice, receipt.status, self._now(), receipt.reason,
-                           receipt.message_id)
-        return None, receipt.status is NoticeStatus.DONE
+                           receipt.message_id, run=run)
+        self.counts["folded"] += len(run) - 1
+        done = receipt.status is NoticeStatus.DONE
+        return None, len(run) * done, len(run)
 
     async def _finish(self, notice: Notice, status: NoticeStatus, now: int,
-                      error: str | None = None, message_id: int | None = None) -> None:
-        # Shielded: a delivery Discord accepted must be recorded even if we are being stopped.
-        await asyncio.shield(self.store.finish_notice(notice.id, status, now,
-                                                      message_id=message_id, error=error))
-        self.counts[status.value] += 1
+                      error: str | None = None, message_id: int | None = None, *,
+                      run: Sequence[Notice] = ()) -> None:
+        ids = [n.id for n in run] or [notice.id]
+        # Shielded: a delivery Discord accepted must be recorded even if we are being stopped;
+        # a run in one transaction (a crash never splits it).
+        await asyncio.shield(self.store.finish_notices(ids, status, now, message_id=message_id,
+                                                       error=error))
+        self.counts[status.value] += len(ids)
 
     def _refused_recently(self, user_id: int) -> bool:
         at = self._refused.get(user_id)
         return at is not None and self._now() - at < 60_000
 
-    async def _permanent(self, notice: Notice, reason: str, *, refused: bool = False) -> None:
-        if notice.user_id is not None:
+    async def _permanent(self, notice: Notice, reason: str, *, refused: bool = False,
+                         unreachable: bool = True) -> None:
+        if notice.user_id is not None and unreachable:
             # Before any await: concurrent lanes of the same person check it.
             self._refused[notice.user_id] = self._now()
         if refused:
             self.counts["refused"] += 1
         # One line, no traceback: the lane goes on with its next notice at once.
-        log.warning("notice %s (%s, game %s, to %s) ended, not retried: %s", notice.id,
+        log.warning("notice %s (%s, game %s, to %s) %s, not retried: %s", notice.id,
                     notice.kind, notice.game_id, notice.user_id or notice.channel_id or "thread",
-                    reason)
+                    "refused for good" if refused else "ended", reason)
         await self._finish(notice, NoticeStatus.FAILED, self._now(), reason)
-        if notice.is_dm and self.on_dm_failed is not None:
+        if notice.is_dm and unreachable and self.on_dm_failed is not None:
             assert notice.user_id is not None
             try:
                 await self.on_dm_failed(notice.game_id, notice.user_id)

@@ -162,6 +162,16 @@ class Metrics:
         self.discord_errors = Counter(
             "calico_discord_errors", "Discord HTTP errors by HTTP status and Discord error code",
             ["status", "code"], registry=r)
+        self.rate_limited = Counter(
+            "calico_discord_rate_limited", "429 answers from Discord, by scope (user: a "
+            "route's bucket, global, shared)", ["scope"], registry=r)
+        self.invalid_requests = Counter(
+            "calico_discord_invalid_requests", "401, 403 and 429 answers (Discord bans an "
+            "address past 10,000 in 10 minutes), by status", ["status"], registry=r)
+        self.history_unreadable = Counter(
+            "calico_history_unreadable",
+            "Channels found where the bot cannot read its own posts back (no Read Message "
+            "History): a post in doubt there is made again unchecked", registry=r)
         self.reminders = Counter(
             "calico_reminders", "Turn reminders sent, by where they went (dm or thread)",
             ["via"], registry=r)
@@ -308,6 +318,14 @@ class Metrics:
         code = getattr(exc, "code", 0)
         self.record_discord_error(status, code if isinstance(code, int) else 0)
         return True
+
+    def record_rate_limited(self, scope: str) -> None:
+        """One 429 (``scope``: ``user``, ``global`` or ``shared``)."""
+        self.rate_limited.labels(scope if scope in ("user", "global", "shared") else OTHER).inc()
+
+    def record_invalid_request(self, status: int) -> None:
+        """One answer Discord counts as invalid (401, 403, 429)."""
+        self.invalid_requests.labels(str(status) if status in (401, 403, 429) else OTHER).inc()
 
     # ------------------------------------------------------------------ sweep, computers
 

@@ -17,6 +17,7 @@ import bot.adapter
 import bot.core
 from bot.adapter.delivery import CHANNEL, DiscordDelivery
 from bot.adapter.locales import LocaleSource
+from bot.adapter.pacing import Pacer
 from bot.adapter.ui.notices import BUILDERS, PARTS
 from bot.core import lobby, queries, turns
 from bot.core.manager import Manager
@@ -64,6 +65,7 @@ class NoDiscord:
     def __init__(self, m: Manager) -> None:
         self.kernel = m.kernel
         self.locales = LocaleSource(m.kernel)
+        self.pacer = Pacer()  # the rate limits as heard: nothing yet (no request made)
 
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"the delivery reached Discord ({name})")

@@ -6,6 +6,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import discord
 
 from bot.adapter import postmarks
 from bot.adapter.postmarks import find, mark_in, mark_of, marked
@@ -59,29 +63,46 @@ class Message:
 
 
 class Channel:
-    """Recent messages, newest first, as ``history`` gives them; counts what was read."""
+    """A channel's messages, oldest first; ``history`` gives those after ``after`` as
+    Discord's pages do (oldest first here); counts what was read."""
 
     def __init__(self, messages: list[Message]) -> None:
         self.messages = messages
         self.read = 0
 
-    async def history(self, limit: int) -> AsyncIterator[Message]:
-        for message in self.messages[:limit]:
-            self.read += 1
-            yield message
+    async def history(self, *, limit: int | None, after: Any,
+                      oldest_first: bool) -> AsyncIterator[Message]:
+        assert limit is None and oldest_first  # read as far as it takes, from the start on
+        for message in self.messages:
+            if message.id > after.id:
+                self.read += 1
+                yield message
+
+
+SINCE = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)  # the first attempt
+
+
+def at(seconds: float) -> int:
+    """A message id made ``seconds`` after the first attempt (negative: before)."""
+    return discord.utils.time_snowflake(SINCE + timedelta(seconds=seconds))
 
 
 async def test_find_takes_the_bots_own_marked_posts_and_stops_when_all_are_found() -> None:
     channel = Channel([
-        Message(9, Author(PLAYER), "look: " + mark_of("5.1.0")),  # a player pasted the mark
-        Message(8, Author(BOT), "a post of another notice" + mark_of("5.0.2")),
-        Message(7, Author(BOT), marked("the turn", "5.1.0")),
-        Message(6, Author(BOT), "edited since: no mark"),
-        Message(5, Author(BOT), marked("its words", "5.1.0w0")),
-        Message(4, Author(BOT), marked("older", "4.0.0")),
+        Message(at(-600), Author(BOT), marked("long before the attempt", "5.1.0")),
+        Message(at(-30), Author(BOT), marked("older", "4.0.0")),
+        Message(at(1), Author(PLAYER), "look: " + mark_of("5.1.0")),  # a player pasted the mark
+        Message(at(2), Author(BOT), "a post of another notice" + mark_of("5.0.2")),
+        Message(at(3), Author(BOT), marked("the turn", "5.1.0")),
+        Message(at(4), Author(BOT), "edited since: no mark"),
+        Message(at(5), Author(BOT), marked("its words", "5.1.0w0")),
+        Message(at(6), Author(BOT), marked("newer", "6.0.0")),
     ])
-    found = await find(channel, BOT, ["5.1.0", "5.1.0w0"])  # type: ignore[arg-type]
-    assert {n: m.id for n, m in found.items()} == {"5.1.0": 7, "5.1.0w0": 5}
-    assert channel.read == 5  # stopped once both were found
-    assert await find(channel, BOT, ["6.0.0"]) == {}  # type: ignore[arg-type]
-    assert await find(channel, BOT, ["4.0.0"], limit=5) == {}  # type: ignore[arg-type]
+    reading = await find(channel, BOT, ["5.1.0", "5.1.0w0"], since=SINCE)  # type: ignore[arg-type]
+    assert {n: m.id for n, m in reading.found.items()} == {"5.1.0": at(3), "5.1.0w0": at(5)}
+    # Read from a little before the attempt (the clocks' difference), stopped once both found.
+    assert reading.read == channel.read == 6
+    assert (await find(channel, BOT, ["7.0.0"], since=SINCE)).found == {}  # type: ignore[arg-type]
+    # A post from before the look's start is not taken for this attempt's.
+    later = await find(channel, BOT, ["4.0.0"], since=SINCE + postmarks.SKEW)  # type: ignore[arg-type]
+    assert later.found == {}

@@ -19,7 +19,7 @@ from bot.core.clock import FakeClock, to_ms
 from bot.core.manager import Manager, ManagerConfig
 from bot.core.models import GameStatus
 from bot.core.notices import Notice, NoticeKind
-from bot.core.outbox import DeliveryError, Dispatcher, Receipt
+from bot.core.outbox import DeliveryError, Dispatcher, Later, Receipt
 from tests.core.conftest import (
     ANN,
     BOB,
@@ -156,6 +156,46 @@ async def test_transient_failures_are_retried_with_backoff(manager: Manager,
     await d.run_once()
     assert out.thread_kinds() == ["lobby", "lobby", "started"]
     assert out.calls.count(target.key) == 3 and len({n.key for n in out.shown}) == len(out.shown)
+    assert all(n.status == "done" for n in await manager.store.notices(g.id))
+
+
+class Paced(RecordingDelivery):
+    """Says "later" (a rate limit's wait, issue 29) for the keys in ``later``, once each."""
+
+    def __init__(self, later: dict[str, float]) -> None:
+        super().__init__()
+        self.later = dict(later)
+
+    async def deliver(self, notice: Notice) -> Receipt | None:
+        wait = self.later.pop(notice.key, None)
+        if wait is not None:
+            self.calls.append(notice.key)
+            raise Later(wait, "rate limited")
+        return await super().deliver(notice)
+
+
+async def test_a_paced_post_is_no_attempt_and_frees_its_slot(manager: Manager,
+                                                             clock: FakeClock) -> None:
+    """Issue 29, finding 4: a post that would wait for a rate limit is put off, not waited for:
+    its lane comes back after the wait, in order, with no attempt counted and nothing in
+    doubt (no look, no backoff), and the other lanes are served meanwhile."""
+    g = await new_game(manager, people=(BOB,), setup="beginner")
+    target = next(n for n in await manager.store.notices(g.id) if n.kind == NoticeKind.STARTED)
+    out = Paced({target.key: 4.0})
+    d = manager.dispatcher(out, concurrency=1, express=0)
+    while await d.run_once():
+        pass
+    assert "turn_prompt" in out.kinds()  # the DM lane was served meanwhile, in the one slot
+    assert target.key not in [n.key for n in out.shown]
+    stored = {n.key: n for n in await manager.store.notices(g.id)}
+    assert stored[target.key].attempts == 0 and stored[target.key].sent_at is None
+    assert await d.run_once() == 0  # not before the wait is over
+    clock.advance(seconds=4)
+    while await d.run_once():
+        pass
+    kinds = out.thread_kinds()
+    assert kinds.index("started") == len([k for k in kinds if k == "lobby"])  # order kept
+    assert d.counts["paced"] == 1 and d.counts["looked"] == 0 and d.counts["retried"] == 0
     assert all(n.status == "done" for n in await manager.store.notices(g.id))
 
 

@@ -82,6 +82,25 @@ async def test_in_flight_within_the_nonce_window_relies_on_the_nonce(
         await m.close()
 
 
+async def test_in_flight_is_looked_for_by_default_however_soon_it_comes_back(
+        db_path: str, clock: FakeClock) -> None:
+    """Issue 29, finding 3: the nonce was trusted for 120 s, but Discord promises only "a few
+    minutes"; a restart inside that window after Discord forgot made the post again without
+    looking. By default, whatever may be out is looked for."""
+    keys, in_flight = await killed_while_posting(db_path, clock)
+    posted = in_flight[0]
+    clock.advance(seconds=61)  # the dead process's lease ran out: back within a minute
+    m = await Manager.open(db_path, clock=clock)
+    try:
+        out = Looking(out={posted})
+        await run(m.dispatcher(out))
+        assert sorted(out.looked) == in_flight
+        assert posted not in [n.key for n in out.shown]
+        assert sorted([n.key for n in out.shown] + [posted]) == sorted(keys)
+    finally:
+        await m.close()
+
+
 async def test_in_flight_past_the_nonce_window_is_looked_for_and_a_found_post_recorded(
         db_path: str, clock: FakeClock) -> None:
     keys, in_flight = await killed_while_posting(db_path, clock)

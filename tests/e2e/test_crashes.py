@@ -2,7 +2,9 @@
 subprocess, ``CALICO_CRASH_AT``), then started again: the table ends up with exactly one thread,
 one lobby message (or, solo, one start post and one turn prompt), and its buttons work; also
 when it comes back after Discord forgot the post's nonce (issue 20, item 14: the post is found
-in the channel by its mark, not made again). And a clean shutdown: SIGTERM lets a click in
+in the channel by its mark, not made again), behind 150 newer messages, soon after (inside the
+120 s the nonce used to be trusted), and without Read Message History (issue 29: said, and the
+documented fallback taken). And a clean shutdown: SIGTERM lets a click in
 flight finish and exits 0 well within 30 s."""
 
 from __future__ import annotations
@@ -164,6 +166,73 @@ async def test_a_crash_while_opening_a_solo_game_leaves_one_playable_game(
         assert record.type == 7  # the preview, in place
         if late:  # the DM found by its mark, not stopped by a nonce Discord forgot
             assert env.state.nonce_duplicates == [] and "in Discord already" in second.log()
+    finally:
+        await second.stop()
+
+
+# Issue 29: the look after a crash, wherever the post in doubt is and whatever happened while
+# the bot was down. The bot runs with its default settings (no nonce window of its own); the
+# stand-in forgets nonces at once, as Discord may after "a few minutes".
+DOUBTS = [
+    pytest.param("start", "lobby.posted", "newer", id="thread-150-newer-messages"),
+    pytest.param("solo", "dm.sent", "newer", id="dm-150-newer-messages"),
+    pytest.param("start", "lobby.posted", "soon", id="back-inside-the-old-nonce-window"),
+    pytest.param("start", "lobby.posted", "unreadable", id="no-read-message-history"),
+]
+
+
+async def said(bot: BotProcess, text: str, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while text not in bot.log():
+        assert time.monotonic() < end, bot.log()[-3000:]
+        await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize(("command", "point", "meanwhile"), DOUBTS)
+async def test_a_post_in_doubt_after_a_crash(discord_env: DiscordEnv, tmp_path: Path,
+                                             command: str, point: str, meanwhile: str) -> None:
+    env = discord_env
+    env.state.nonce_window = 0.05  # Discord forgot the nonce already
+    db = tmp_path / "doubt.sqlite3"
+    first = await started_bot(env, db, tmp_path, "first", calico_crash_at=point)
+    options = {"players": 2} if command == "start" else {"setup": "beginner"}
+    await env.slash("alice", "calico", command, options=options)
+    assert await first.wait(40) == -9, first.log()[-3000:]
+    [game] = await games_in(db)
+    [thread] = game_threads(env, game.id)
+    dm = env.state.dm_channel(env.user("alice"))
+    if meanwhile == "newer":  # a busy thread, a chatty DM: the post is 150 messages back
+        where, who = (thread, "bob") if command == "start" else (dm, "alice")
+        for i in range(150):
+            await env.post_message(who, where, f"meanwhile {i}")
+    elif meanwhile == "unreadable":
+        await env.deny_bot(env.channel, "read_message_history")
+    await asyncio.sleep(0.1)
+    second = await started_bot(env, db, tmp_path, "second")
+    try:
+        if command == "start":
+            stored = await recorded(db, game.id)
+            lobbies = [m for m in env.messages(thread)
+                       if any(b.label == "Join" for b in m.buttons)]
+            assert stored.lobby_message_id in [m.id for m in lobbies]  # nothing lost
+            if meanwhile == "unreadable":
+                # The documented fallback: posted again, and said (once), not silently.
+                assert len(lobbies) == 2
+                assert second.log().count("cannot read channel") == 1, second.log()[-3000:]
+            else:
+                assert len(lobbies) == 1, [m.content[:40] for m in env.messages(thread)]
+                assert "in Discord already" in second.log()
+        else:
+            await said(second, "in Discord already")
+            panel = await env.wait_for_dm(
+                "alice", lambda m: any(CELL_SELECT.fullmatch(c.custom_id or "")
+                                       for c in m.walk_components()), timeout=30)
+            await asyncio.sleep(0.5)  # anything duplicated would have arrived by now
+            prompts = [m for m in env.dm_messages("alice")
+                       if any(CELL_SELECT.fullmatch(c.custom_id or "")
+                              for c in m.walk_components())]
+            assert prompts == [panel]
+        assert env.state.nonce_duplicates == []
     finally:
         await second.stop()
 

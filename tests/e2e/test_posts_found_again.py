@@ -115,3 +115,116 @@ async def test_a_tournament_post_already_in_discord_is_found(discord_env: Discor
     receipt = await delivery.deliver(notice)  # without looking: a second copy
     assert receipt is not None and not receipt.found
     assert len(env.messages(env.channel)) == len(posts) + 1
+
+
+# --------------------------------------------------------------------------- issue 29
+
+
+def in_doubt(notice: Notice) -> Notice:
+    """The notice as the outbox hands it over when it may be out: looked for from the moment
+    of its first attempt (its creation here) on."""
+    return dataclasses.replace(notice, look_first=True, sent_at=notice.created_at)
+
+
+async def chatter(env: DiscordEnv, user: str, channel: object, count: int) -> None:
+    for i in range(count):
+        await env.post_message(user, channel, f"message {i}")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("where", ["thread", "dm"])
+async def test_a_post_in_doubt_is_found_behind_150_newer_messages(
+        discord_env: DiscordEnv, tmp_path: Path, where: str) -> None:
+    """Finding 1: the look read only the 100 newest messages; a busy thread or a chatty DM
+    had the post behind more, and it was made again."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "b.sqlite3", FakeClock()))
+    await (await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+           ).wait_followup()
+    await settle(env)
+    manager = bot(env).manager
+    delivery = bot(env).dispatcher.delivery  # type: ignore[union-attr]
+    assert isinstance(delivery, DiscordDelivery)
+    kind = NoticeKind.STARTED if where == "thread" else NoticeKind.TURN_PROMPT
+    notice = next(n for n in await manager.store.notices() if n.kind == kind)
+    channel = env.threads(env.channel)[-1] if where == "thread" else \
+        env.state.dm_channel(env.user("alice"))
+    await chatter(env, "alice", channel, 150)
+    before = len(env.messages(channel.id))
+    env.state.nonces.clear()  # Discord forgot the nonce
+    receipt = await delivery.deliver(in_doubt(notice))
+    assert receipt is not None and receipt.found and receipt.message_id == notice.message_id
+    assert len(env.messages(channel.id)) == before  # nothing posted twice
+    # Paging as far as it takes: a first attempt that made nothing, 150 messages, then an
+    # attempt that made the post and died before recording it.
+    [first] = [m for m in env.messages(channel.id) if m.id == notice.message_id]
+    first.deleted = True
+    await chatter(env, "alice", channel, 150)
+    again = await delivery.deliver(notice)
+    assert again is not None and not again.found
+    env.state.nonces.clear()
+    reads = len(env.requests_to("GET", f"/channels/{channel.id}/messages"))
+    receipt = await delivery.deliver(in_doubt(notice))
+    assert receipt is not None and receipt.found and receipt.message_id == again.message_id
+    pages = len(env.requests_to("GET", f"/channels/{channel.id}/messages")) - reads
+    assert pages == 4  # 300 messages since the first attempt, then the post: four pages
+
+
+async def test_an_empty_read_without_read_message_history_is_said_not_trusted(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """Finding 2: Discord answers a history read without Read Message History with an empty
+    list; the look took that for "not posted" and posted again, silently. Now it is said (a
+    warning once per channel, a metric, ``/calico admin``), and the documented fallback (post:
+    a lost post is worse than a second one) is taken knowingly."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "h.sqlite3", FakeClock()))
+    await (await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+           ).wait_followup()
+    await settle(env)
+    calico = bot(env)
+    delivery = calico.dispatcher.delivery  # type: ignore[union-attr]
+    assert isinstance(delivery, DiscordDelivery)
+    notice = next(n for n in await calico.manager.store.notices()
+                  if n.kind == NoticeKind.STARTED)
+    thread = env.threads(env.channel)[-1]
+    await env.deny_bot(env.channel, "read_message_history")
+    env.state.nonces.clear()
+    before = len(env.messages(thread.id))
+    receipt = await delivery.deliver(in_doubt(notice))
+    assert receipt is not None and not receipt.found
+    assert len(env.messages(thread.id)) == before + 1  # the fallback: posted, not lost
+    assert thread.id in calico.unreadable.in_guild(env.guild.id)
+    metric = calico.metrics.history_unreadable._value.get()
+    assert metric == 1
+    await delivery.deliver(in_doubt(notice))  # said once per channel, not per post
+    assert calico.metrics.history_unreadable._value.get() == 1
+    # The server's admins are told where and what to give.
+    ix = await env.slash("owner", "calico", "admin")
+    text = await answer_text(ix)
+    assert "Read Message History" in text and f"<#{thread.id}>" in text
+    # Given back: the look reads again, finds the post, and the channel is no longer named.
+    await env.allow_bot(env.channel, "read_message_history")
+    receipt = await delivery.deliver(in_doubt(notice))
+    assert receipt is not None and receipt.found
+    assert calico.unreadable.in_guild(env.guild.id) == []
+
+
+async def test_an_empty_read_with_the_permission_is_trusted(discord_env: DiscordEnv,
+                                                            tmp_path: Path) -> None:
+    """The check costs nothing when the read is honest: a post that never reached Discord is
+    made, with no warning."""
+    env = discord_env
+    await env.start_client(bot_factory(tmp_path / "e.sqlite3", FakeClock()))
+    await (await env.slash("alice", "calico", "solo", options={"setup": "beginner"})
+           ).wait_followup()
+    await settle(env)
+    calico = bot(env)
+    delivery = calico.dispatcher.delivery  # type: ignore[union-attr]
+    assert isinstance(delivery, DiscordDelivery)
+    notice = next(n for n in await calico.manager.store.notices()
+                  if n.kind == NoticeKind.STARTED)
+    thread = env.threads(env.channel)[-1]
+    [posted] = [m for m in env.messages(thread.id) if m.id == notice.message_id]
+    posted.deleted = True  # as if it never reached Discord
+    receipt = await delivery.deliver(in_doubt(notice))
+    assert receipt is not None and not receipt.found
+    assert calico.unreadable.channels == {}

@@ -33,6 +33,7 @@ import yarl
 
 from .actors import ActorError, ChannelRef, UserActions, UserRef
 from .gateway import GatewayConnection, GatewaySession
+from .ratelimits import RateLimits
 from .remote import environ as remote_environ
 from .server import FakeDiscordServer, InjectedFailure
 from .state import (
@@ -104,6 +105,7 @@ class DiscordEnv(UserActions):
         populate: bool = True,
         max_concurrency: int = 16,
         recommended_shards: int | None = None,
+        rate_limits: bool | RateLimits = False,
     ) -> None:
         self.state = FakeDiscordState(
             id_base_ms=id_base_ms,
@@ -113,6 +115,10 @@ class DiscordEnv(UserActions):
             max_concurrency=max_concurrency,
             recommended_shards=recommended_shards,
         )
+        if rate_limits:
+            # Discord's rate limits enforced (tests/fakediscord/ratelimits.py).
+            self.state.rate_limits = rate_limits if isinstance(rate_limits, RateLimits) \
+                else RateLimits()
         self.server = FakeDiscordServer(self.state)
         self.guild_ready_timeout = guild_ready_timeout
         # The main client (``start_client`` without ``alongside``); more may run alongside it.
@@ -677,10 +683,14 @@ class DiscordEnv(UserActions):
         retry_after: float = 0.05,
         code: int = 0,
         message: str = "",
+        after: bool = False,
+        delay: float = 0.0,
     ) -> InjectedFailure:
         """The next ``times`` requests matching ``method`` and the glob ``path`` (relative to
         ``/api/v10``, e.g. ``"/channels/*/messages"``) get ``status`` instead of being handled.
-        429 answers carry ``Via`` and a JSON ``retry_after`` so discord.py retries them."""
+        429 answers carry ``Via`` and a JSON ``retry_after`` so discord.py retries them.
+        ``after``: the request is handled first (it reached Discord), then answered with the
+        failure, ``delay`` seconds later (a client's time-out may come first)."""
         return self.server.fail_next(
             status,
             method=method,
@@ -689,6 +699,8 @@ class DiscordEnv(UserActions):
             retry_after=retry_after,
             code=code,
             message=message,
+            after=after,
+            delay=delay,
         )
 
     def rate_limit_next(

@@ -76,6 +76,7 @@ CLOSE_AUTHENTICATION_FAILED = 4004
 CLOSE_ALREADY_AUTHENTICATED = 4005
 CLOSE_INVALID_SHARD = 4010
 CLOSE_SHARDING_REQUIRED = 4011
+CLOSE_DISALLOWED_INTENTS = 4014
 # After these Discord does not let the session resume (discord.py does not even reconnect
 # after 4004 and 4010-4014; 4007/4009 make it identify again).
 FATAL_CLOSE_CODES = frozenset({4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014})
@@ -420,6 +421,10 @@ class FakeGateway:
                     f"Invalid shard: count {shard[1]} while connected sessions use "
                     f"{sorted(counts)}.",
                 )
+        intents = int(data.get("intents", 0) or 0)
+        if intents & INTENT_GUILD_MEMBERS and not state.members_intent_enabled:
+            # The privileged intent is off in the developer portal.
+            return shard, (CLOSE_DISALLOWED_INTENTS, "Disallowed intent(s).")
         held = len(state.guilds_on_shard(*shard))
         if held > state.max_guilds_per_shard:
             return shard, (
@@ -455,6 +460,10 @@ class FakeGateway:
             code, reason = problem
             record("closed", close_code=code, reason=reason)
             await self.close(conn, code, reason)
+            return
+        if state.identify_held:
+            # Discord never answers: the client stays "connecting" (a test stops it then).
+            record("held")
             return
         last = self._last_identify.get(bucket)
         gap = None if last is None else now - last

@@ -12,6 +12,7 @@ of events to shards, RESUME) lives in ``gateway.py``; the server mounts it on ``
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from .gateway import (
     FakeGateway,
     GatewayConnection,
 )
+from .ratelimits import Verdict
 from .state import (
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
@@ -140,6 +142,10 @@ class InjectedFailure:
     message: str = ""
     is_global: bool = False
     hits: int = 0
+    # The request is done first, then answered with the failure (it reached Discord), after
+    # ``delay`` seconds (a client's time-out may come first).
+    after: bool = False
+    delay: float = 0.0
 
     def matches(self, method: str, path: str) -> bool:
         if self.method is not None and self.method.upper() != method.upper():
@@ -221,6 +227,8 @@ class FakeDiscordServer:
         code: int = 0,
         message: str = "",
         is_global: bool = False,
+        after: bool = False,
+        delay: float = 0.0,
     ) -> InjectedFailure:
         failure = InjectedFailure(
             status=status,
@@ -231,6 +239,8 @@ class FakeDiscordServer:
             code=code,
             message=message,
             is_global=is_global,
+            after=after,
+            delay=delay,
         )
         self.failures.append(failure)
         return failure
@@ -282,7 +292,17 @@ class FakeDiscordServer:
         )
         state.requests.append(record)
         failure = self._take_failure(request.method, rel)
-        if failure is not None:
+        verdict: Verdict | None = None
+        if failure is None and state.rate_limits is not None and self._authorized(request, rel):
+            verdict = state.rate_limits.check(request.method, rel, state.clock())
+        if verdict is not None and verdict.refusal is not None:
+            status, payload, headers = verdict.refusal
+            if isinstance(payload, str):
+                resp = web.Response(text=payload, status=status, headers=headers)
+            else:
+                resp = json_response(payload, status, headers)
+            state.errors.append(ErrorRecord(request.method, rel, status, 0, "rate limited"))
+        elif failure is not None and not failure.after:
             resp: web.StreamResponse = failure.response()
             state.errors.append(
                 ErrorRecord(
@@ -331,9 +351,40 @@ class FakeDiscordServer:
                         status=404,
                     )
                 )
+        if failure is not None and failure.after:
+            # The request reached Discord and was done; the answer is lost on the way back (a
+            # 5xx from the edge, or no answer in time: ``delay``).
+            if failure.delay:
+                await asyncio.sleep(failure.delay)
+            resp = failure.response()
+            state.errors.append(
+                ErrorRecord(request.method, rel, failure.status, failure.code,
+                            "injected after the request was done", injected=True))
+        if verdict is not None and verdict.refusal is None:
+            resp.headers.update(verdict.headers)
+        limits_ = state.rate_limits
+        if limits_ is not None and limits_.answered(resp.status, dict(resp.headers),
+                                                    state.clock()):
+            state.record_violation(
+                Violation(
+                    kind="invalid_request_ban",
+                    message=f"{limits_.invalid_limit} answers of 401, 403 or 429 within "
+                    f"{limits_.invalid_window * limits_.scale:.0f} s: banned at the edge",
+                    method=request.method,
+                    path=rel,
+                    status=429,
+                )
+            )
         record.status = resp.status
         state.notify()
         return resp
+
+    def _authorized(self, request: web.Request, rel: str) -> bool:
+        """Counted against the rate limits: what passes the token check (a 401 is answered
+        before any bucket, as Discord does)."""
+        if rel.startswith(("/interactions/", "/webhooks/")):
+            return True
+        return request.headers.get("Authorization") == f"Bot {self.state.token}"
 
     def _check_auth(self, request: web.Request, rel: str) -> None:
         if rel.startswith(("/interactions/", "/webhooks/")):

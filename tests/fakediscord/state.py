@@ -28,6 +28,8 @@ import discord
 if TYPE_CHECKING:
     from PIL import Image
 
+    from .ratelimits import RateLimits
+
 JSON = dict[str, Any]
 T = TypeVar("T")
 
@@ -213,10 +215,10 @@ class IdentifyRecord:
     """One IDENTIFY the gateway received and what it answered.
 
     ``outcome`` is ``ready``, ``invalid_session`` (identify too soon in its bucket while
-    ``enforce_identify_rate_limit`` is on) or ``closed`` (then ``close_code`` says why: 4004,
-    4005, 4010, 4011).  ``too_soon`` marks an identify within ``identify_window`` seconds of the
-    previous accepted identify of the same bucket (``shard_id % max_concurrency``), whether or not
-    the fake enforced it.
+    ``enforce_identify_rate_limit`` is on), ``held`` (never answered: ``identify_held``) or
+    ``closed`` (then ``close_code`` says why: 4004, 4005, 4010, 4011, 4014).  ``too_soon``
+    marks an identify within ``identify_window`` seconds of the previous accepted identify of
+    the same bucket (``shard_id % max_concurrency``), whether or not the fake enforced it.
     """
 
     at: float
@@ -979,6 +981,8 @@ class FakeDiscordState:
             id_base_ms = int(time.time()) * 1000
         self.id_base_ms = id_base_ms
         self._seq = 0
+        self._made = time.monotonic()
+        self._last_ms = 0
         self.time_offset = 0.0
         # Discord's nonce check: a message created with ``enforce_nonce`` and a nonce already
         # used in that channel within this window is not created again; the first one is
@@ -1026,6 +1030,11 @@ class FakeDiscordState:
         # Every connected session must agree on the shard count (else close 4010).
         self.strict_shard_count = True
         self.session_start_total = 1000
+        # The Server Members Intent as enabled in the developer portal (off: an IDENTIFY asking
+        # for it is closed with 4014), and a gateway that never answers IDENTIFY (a client
+        # stuck before READY).
+        self.members_intent_enabled = True
+        self.identify_held = False
         # How many dispatches a session keeps for RESUME (older ones → INVALID_SESSION).
         self.resume_buffer_size = 10_000
 
@@ -1034,6 +1043,9 @@ class FakeDiscordState:
         self.identifies: list[IdentifyRecord] = []
         self.resumes: list[ResumeRecord] = []
         self.gateway_closes: list[GatewayCloseRecord] = []
+
+        # Discord's rate limits (tests/fakediscord/ratelimits.py): None until a test asks.
+        self.rate_limits: RateLimits | None = None
 
         self._changed = asyncio.Event()
         self.extra_failure_info: Callable[[], str] = lambda: ""
@@ -1044,9 +1056,14 @@ class FakeDiscordState:
 
     # -- ids, time and change notification ----------------------------------------------------
     def next_id(self) -> int:
-        """Snowflake-like, strictly increasing, sequence-numbered id."""
+        """Snowflake-like, strictly increasing, sequence-numbered id. Its time is the clock's,
+        as Discord's are (a look back ``after=`` a time finds what came after it): the time
+        since the state was made, shifted by ``advance_time``, and at least a millisecond after
+        the previous id's (so that ids spread over shards: ``_id_on_shard``)."""
         self._seq += 1
-        ms = self.id_base_ms - DISCORD_EPOCH_MS + int(self.time_offset * 1000) + self._seq
+        now = self.id_base_ms + int((time.monotonic() - self._made) * 1000)
+        ms = max(now - DISCORD_EPOCH_MS + int(self.time_offset * 1000), self._last_ms + 1)
+        self._last_ms = ms
         return (ms << 22) | (self._seq & 0xFFF)
 
     def clock(self) -> float:

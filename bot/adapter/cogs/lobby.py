@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
+import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import discord
@@ -29,6 +33,8 @@ THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: the longest; posting r
 # The answer to /calico start and solo names the game's thread as soon as the outbox opened
 # it; past this, it says the table is on its way (the lobby follows in the thread).
 THREAD_WAIT = 10.0
+SOON = 5.0  # a thread expected within this many seconds is "being set up", not queued
+TOKEN_MARGIN = 14 * 60.0  # an interaction's answer can be edited for 15 minutes
 
 SETUP_CHOICES = [choice("choice.standard", "standard"), choice("choice.beginner", "beginner")]
 VARIANT_CHOICES = [choice("choice.none", "none"), choice("choice.family", "family"),
@@ -47,7 +53,19 @@ SCENARIO_CHOICES = [choice("lobby.scenario", n, number=n) for n in range(1, 11)]
 CAT_CHOICES = [choice(f"choice.cat.{c}", c) for c in CATS]
 
 
+@dataclass
+class Queued:
+    """A game whose thread waits for Discord's thread budget (set by ``_opened``)."""
+
+    game_id: int | None = None
+    eta: float = 0.0
+
+
 class Lobby(CalicoCog):
+    def __init__(self, bot: Host) -> None:
+        super().__init__(bot)
+        self._telling: set[asyncio.Task[None]] = set()  # answers to edit once threads open
+
     # ------------------------------------------------------------------ checks
 
     async def _check_place(self, interaction: discord.Interaction[Any]) -> bool:
@@ -86,15 +104,61 @@ class Lobby(CalicoCog):
         self.bot.locales.remember(host.id, host.locale)
         return host
 
-    def _opened(self, tr: Text, game: GameInfo, key: str, host: UserRef | None) -> Outgoing:
+    def _opened(self, tr: Text, game: GameInfo, key: str, host: UserRef | None,
+                queued: Queued | None = None) -> Outgoing:
         if game.thread_id is None and not game.status.active:
             return Outgoing(tr("setup.failed", game=game.id, reason=""))
         if game.thread_id is None:
-            return Outgoing(tr("setup.waiting", game=game.id))
+            eta = self.bot.pacer.thread_eta(game.id)
+            if eta <= SOON or queued is None:
+                return Outgoing(tr("setup.waiting", game=game.id))
+            # Discord's thread budget is spent: say when, honestly, and edit the answer once
+            # the thread is there (see _tell_when_open).
+            queued.game_id, queued.eta = game.id, eta
+            when = f"<t:{math.ceil(time.time() + eta)}:R>"
+            queued_key = "setup.queued_solo" if key == "lobby.solo_opened" else "setup.queued"
+            return Outgoing(tr(queued_key, game=game.id, when=when))
         text = tr(key, game=game.id, thread=markup.channel_mention(game.thread_id))
         if host is not None:
             text = tr("lobby.starter", host=markup.mention(host.id)) + "\n" + text
         return Outgoing(text)
+
+    async def _wait_for_thread(self, game_id: int) -> GameInfo:
+        """The game once its thread is open, or after :data:`THREAD_WAIT`; not waited for at
+        all when Discord's thread budget will not allow it that soon."""
+        # In line from now on, in the order people asked (before the outbox tried to open it),
+        # so that each is told its own turn (an open thread takes it out of line).
+        self.bot.pacer.thread_put_off(game_id)
+        soon = self.bot.pacer.thread_eta(game_id) <= THREAD_WAIT
+        return await lobby_ui.wait_for_thread(self.bot.kernel, game_id,
+                                              THREAD_WAIT if soon else 0.0)
+
+    def _tell_when_open(self, interaction: discord.Interaction[Any], queued: Queued,
+                        tr: Text, key: str, host: UserRef | None, suffix: str = "") -> None:
+        """After a "your table opens <when>" answer: edit it to point to the thread once it is
+        open (within the interaction's 15 minutes)."""
+        if queued.game_id is None:
+            return
+
+        async def edit() -> None:
+            assert queued.game_id is not None
+            wait = min(queued.eta + THREAD_WAIT * 6, TOKEN_MARGIN)
+            game = await lobby_ui.wait_for_thread(self.bot.kernel, queued.game_id, wait)
+            if game.thread_id is None:
+                return  # still waiting: the thread itself will show in the channel
+            text = self._opened(tr, game, key, host).content + suffix
+            try:
+                await interaction.edit_original_response(content=text)
+            except discord.HTTPException:
+                log.info("could not point the answer to game %s's thread", game.id)
+
+        task = asyncio.create_task(edit(), name=f"calico-tell-{queued.game_id}")
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def cog_unload(self) -> None:
+        for task in list(self._telling):
+            task.cancel()
 
     # ------------------------------------------------------------------ /calico start
 
@@ -150,6 +214,8 @@ class Lobby(CalicoCog):
         guild, channel = interaction.guild, interaction.channel
         assert guild is not None and channel is not None
 
+        queued = Queued()
+
         async def work() -> Outgoing:
             # One transaction: the lobby, its computer seats, and the notices that open its
             # thread and post the lobby message there (a crash anywhere leaves a table the
@@ -157,10 +223,11 @@ class Lobby(CalicoCog):
             game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
                                            computers=[level] * computers, open_thread=True)
             crash_point("start.created")
-            game = await lobby_ui.wait_for_thread(self.bot.kernel, game.id, THREAD_WAIT)
-            return self._opened(tr, game, "lobby.opened", host)
+            game = await self._wait_for_thread(game.id)
+            return self._opened(tr, game, "lobby.opened", host, queued)
 
         await respond.reply(interaction, work(), ephemeral=False)
+        self._tell_when_open(interaction, queued, tr, "lobby.opened", host)
 
     # ------------------------------------------------------------------ /calico solo
 
@@ -191,19 +258,25 @@ class Lobby(CalicoCog):
         guild, channel = interaction.guild, interaction.channel
         assert guild is not None and channel is not None
 
+        queued = Queued()
+        suffix: list[str] = []
+
         async def work() -> Outgoing:
-            # Created and dealt in one transaction: never left waiting in a lobby.
+            # Created and dealt in one transaction: never left waiting in a lobby (and played
+            # in DMs at once, even while its thread waits for Discord's thread budget).
             game = await lobby.create_game(self.bot.kernel, host, guild.id, channel.id, options,
                                            open_thread=True, start=True)
             crash_point("solo.created")
-            game = await lobby_ui.wait_for_thread(self.bot.kernel, game.id, THREAD_WAIT)
-            out = self._opened(tr, game, "lobby.solo_opened", None)
+            game = await self._wait_for_thread(game.id)
+            out = self._opened(tr, game, "lobby.solo_opened", None, queued)
             if scenario is None:  # the rulebook's path through the scenarios: the next one
-                out.content += await progress_ui.scenario_suggestion(tr, self.bot.kernel,
-                                                                     host.id)
+                suffix.append(await progress_ui.scenario_suggestion(tr, self.bot.kernel,
+                                                                    host.id))
+                out.content += suffix[0]
             return out
 
         await respond.reply(interaction, work(), ephemeral=False)
+        self._tell_when_open(interaction, queued, tr, "lobby.solo_opened", None, "".join(suffix))
 
 
 async def setup(bot: Host) -> None:

@@ -4,7 +4,9 @@ With no option it shows the settings; each option given changes one (``reset`` p
 all, back to the default). Everyone else gets a short private refusal. The settings are stored
 per server (:mod:`bot.core.servers`) and take effect at once in this process (others within
 seconds): where games are opened, who may start them, the defaults of ``/calico start``, the
-role pinged by new lobbies, the language of thread posts, the weekly challenge's channel.
+role pinged by new lobbies, the language of thread posts, the weekly challenge's channel. The
+summary also names the channels where the bot cannot read message history (it could then not
+check, after an outage, what it already posted there).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import servers
 from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
+from bot.words import markup
 from bot.words.catalogue import Text
 
 log = logging.getLogger("calico.admin")
@@ -123,7 +126,12 @@ class ServerAdmin(CalicoCog):
                 server = await servers.settings(kernel, guild.id)
                 head = ""
             text = hosting.settings_text(tr, server)
-            return Outgoing("\n".join(x for x in (head, text, *notes) if x))
+            blind = hosting.unreadable_channels(interaction, server,
+                                                self.bot.unreadable.in_guild(guild.id))
+            if blind:
+                notes.append(tr("hosting.show.no_history", channels=", ".join(
+                    markup.channel_mention(c) for c in blind)))
+            return Outgoing(markup.clip("\n".join(x for x in (head, text, *notes) if x), 2000))
 
         await respond.reply(interaction, work(), ephemeral=True)
 

@@ -267,6 +267,33 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
     return out
 
 
+async def table_run_post(tr: Text, game: GameInfo, state: GameState | None,
+                         moves: Sequence[tuple[int, Sequence[Event], bool]], *,
+                         current: bool) -> Outgoing:
+    """Several moves in one thread post (a run of computer moves, :mod:`bot.core.folding`):
+    each move told in a line, the next player pinged, and one picture of the whole table as it
+    stands after the last. ``moves``: (seat, events, autoplayed) in order."""
+    names = terms.seat_names(game, tr)
+    lines = [narration.narrate_turn(tr, names[seat] if 0 <= seat < len(names) else "?",
+                                    events, autoplayed=autoplayed)
+             for seat, events, autoplayed in moves]
+    out = Outgoing()
+    if current:
+        nxt = posts.next_player_line(tr, game)
+        if nxt:
+            lines.append(nxt)
+            if game.current_user_id is not None:
+                out.ping = [game.current_user_id]
+    out.content = markup.clip("\n".join(x for x in lines if x), 2000)
+    if state is not None:
+        view = public_view(state)
+        png = await images.table_image(tr, view, names)
+        out.attach(images.TABLE_PNG, png, describe.table(tr, view, names))
+    if game.status is GameStatus.PLAY:
+        out.view = views.hand_view(tr, game.id)
+    return out
+
+
 async def game_over_message(tr: Text, game: GameInfo, events: Sequence[Event]) -> Outgoing:
     """The score sheet, the Master Quilter and the tie-break, and the standings; in a solo
     scenario, whether it was passed and which targets were met or missed (text and sheet)."""

@@ -129,6 +129,12 @@ async def _turn(_r: NoticeRenderer, n: Notice, _b: notices.TurnPrompt, game: Gam
 @builds(notices.Table)
 async def _table(r: NoticeRenderer, n: Notice, b: notices.Table, game: GameInfo,
                  tr: Text) -> Outgoing:
+    if len(n.run) > 1:  # a run of moves in one post (bot.core.folding)
+        last = n.run[-1]
+        moves = [(m.body.seat, m.body.events.decoded(), m.body.autoplayed)
+                 for m in n.run if isinstance(m.body, notices.Table)]
+        return await messages.table_run_post(tr, game, await r.state_after(game, last.ply),
+                                             moves, current=game.ply == last.ply)
     state = await r.state_after(game, n.ply)
     return await messages.table_post(tr, game, state, b.seat, b.events.decoded(),
                                      autoplayed=b.autoplayed, current=game.ply == n.ply)

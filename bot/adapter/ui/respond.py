@@ -11,7 +11,9 @@ nothing; anything else is logged and answered with a generic apology. Both are p
 for an answer meant for the channel: a public answer is never deferred before its work (the
 refusal, found first, goes out privately as the first response), and when slow work was
 deferred publicly and then refused, the channel's "thinking" message is deleted and the
-refusal follows privately. Each answer is recorded
+refusal follows privately. Work that outlives the interaction's 15-minute token (a review
+queued at a busy hour) is still delivered: by DM, or for a public answer as a new message in
+its channel, said to be late. Each answer is recorded
 once in the bot's metrics (ok, refused, error, or deferred when it outlasted the budget), and a
 Discord error while answering is counted by its code.
 """
@@ -22,6 +24,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -30,12 +33,17 @@ from bot.adapter import cooldowns, telemetry
 from bot.adapter.ui import described
 from bot.adapter.ui.outgoing import Outgoing
 from bot.ops.metrics import Metrics, Outcome
+from bot.words import markup
 from bot.words.catalogue import Text
 from bot.words.replies import is_expected, reply_for
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BUDGET = 1.5  # seconds; Discord allows 3 from the event's creation
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction's token lets the bot answer in place
+TOKEN_MARGIN = 30.0  # ...less this, for the answer to get there in time
+INVALID_TOKEN = 50027
+UNKNOWN_WEBHOOK = 10015
 
 
 async def _settle(
@@ -109,23 +117,73 @@ async def _retract(interaction: discord.Interaction[Any]) -> None:
         log.warning("could not take back a public defer", exc_info=True)
 
 
+def token_gone(interaction: discord.Interaction[Any], error: BaseException | None = None,
+               now: datetime | None = None) -> bool:
+    """Whether the interaction can no longer be answered in place: its token lives 15 minutes
+    (a little less is allowed here: the answer must arrive in time), or Discord said it is gone
+    (401, 50027 invalid webhook token, 10015 unknown webhook)."""
+    if isinstance(error, discord.HTTPException):
+        return error.status == 401 or error.code in (INVALID_TOKEN, UNKNOWN_WEBHOOK)
+    age = (now or discord.utils.utcnow()) - interaction.created_at
+    return age.total_seconds() > TOKEN_LIFETIME - TOKEN_MARGIN
+
+
+async def _late(interaction: discord.Interaction[Any], tr: Text, out: Outgoing,
+                outcome: Outcome, *, public: bool) -> None:
+    """An answer whose work outlived the interaction's token (a review queued at a busy hour):
+    still delivered, said to be late: a private one by DM, a public one as a new message in
+    its channel. If even that fails, it is logged and counted, never dropped silently."""
+    kwargs = out.send_kwargs()
+    kwargs["content"] = markup.clip(tr("answer.late") + "\n" + (out.content or ""), 2000)
+    try:
+        if public and interaction.channel is not None:
+            await interaction.channel.send(**kwargs)  # type: ignore[union-attr]
+        else:
+            await interaction.user.send(**kwargs)
+    except discord.HTTPException as e:
+        _http_error(interaction, e)
+        log.warning("an answer that outlived its interaction (%s) could not be delivered: %s",
+                    telemetry.kind_of(interaction), e)
+        _done(interaction, "error")
+        return
+    log.info("an answer that outlived its interaction (%s) went %s", telemetry.kind_of(
+        interaction), "to its channel" if public else "by DM")
+    _done(interaction, outcome)
+
+
 async def _after_defer(interaction: discord.Interaction[Any], task: asyncio.Task[Outgoing | None],
                        tr: Text, answer: Callable[[Outgoing], Awaitable[object]],
                        outcome: Outcome = "deferred", *, public: bool = False) -> None:
     """Once deferred: wait for the work, then ``answer`` with it (a refusal or a failure goes
-    out as a private reply instead, the public defer taken back first; None sends nothing)."""
+    out as a private reply instead, the public defer taken back first; None sends nothing).
+    Work that outlived the interaction's token is delivered another way (:func:`_late`)."""
     try:
         out = await task
     except Exception as late:
         text, late_outcome = _error_text(tr, late)
+        if token_gone(interaction):
+            await _late(interaction, tr, Outgoing(text), late_outcome, public=False)
+            return
         if public:
             await _retract(interaction)
         await _private(interaction, text, late_outcome)
         return
-    if out is not None:
-        await _answer(interaction, outcome, answer(out))
-    else:
+    if out is None:
         _done(interaction, outcome)
+        return
+    if token_gone(interaction):  # no request that can only be refused (an invalid one)
+        await _late(interaction, tr, out, outcome, public=public)
+        return
+    try:
+        await answer(out)
+    except discord.HTTPException as e:
+        _http_error(interaction, e)
+        if not token_gone(interaction, e):
+            _done(interaction, "error")
+            raise
+        await _late(interaction, tr, out, outcome, public=public)
+        return
+    _done(interaction, outcome)
 
 
 async def update(

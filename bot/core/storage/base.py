@@ -209,6 +209,12 @@ class OutboxStore(Protocol):
         the notice in flight). False if it was no longer pending."""
 
     @abc.abstractmethod
+    async def finish_notices(self, notice_ids: Sequence[int], status: NoticeStatus, now: int, *,
+                             message_id: int | None = None, error: str | None = None) -> int:
+        """:meth:`finish_notice` for several notices shown in one post (a run: issue 29), in
+        one transaction; how many were still pending."""
+
+    @abc.abstractmethod
     async def retry_notice(self, notice_id: int, due: int, error: str, *,
                            sent_at: int | None = None) -> None:
         """One more failed attempt; the notice (and its lane) wait until ``due``. ``sent_at``:

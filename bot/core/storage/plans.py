@@ -170,6 +170,16 @@ def release_lane(lane: Lane, owner: str, due: int) -> Plan[None]:
                        lane.recipient)
 
 
+def finish_notices(notice_ids: Sequence[int], status: str, now: int, message_id: int | None,
+                   error: str | None) -> Plan[int]:
+    """Several notices shown in one post, recorded together (a run)."""
+    finished = 0
+    for notice_id in notice_ids:
+        finished += yield from execute(sql.FINISH_NOTICE, status, now, message_id, error,
+                                       notice_id)
+    return finished
+
+
 def outbox_stats(now: int) -> Plan[OutboxStats]:
     head = (yield from fetch(sql.PENDING_STATS))[0]
     pending, oldest = head[0], head[1]

@@ -134,6 +134,14 @@ class SqlStore(Store):
             status.value, now, message_id, None if error is None else error[:500], notice_id))
         return changed == 1
 
+    async def finish_notices(self, notice_ids: Sequence[int], status: NoticeStatus, now: int, *,
+                             message_id: int | None = None, error: str | None = None) -> int:
+        if len(notice_ids) == 1:
+            return int(await self.finish_notice(notice_ids[0], status, now,
+                                                message_id=message_id, error=error))
+        return await self.transact(plans.finish_notices(
+            notice_ids, status.value, now, message_id, None if error is None else error[:500]))
+
     async def retry_notice(self, notice_id: int, due: int, error: str, *,
                            sent_at: int | None = None) -> None:
         await self.execute(sql.RETRY_NOTICE, (due, error[:500], sent_at, notice_id))

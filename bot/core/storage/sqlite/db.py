@@ -11,7 +11,8 @@ One process at a time: the file is SQLite's, and the guarantees across processes
 leases, change notifications) are PostgreSQL's. A second bot process on the same file is
 refused at start (an exclusive ``flock`` on ``<file>.lock``, released by the kernel when the
 holder dies) with a message that says to use PostgreSQL. Tools that only read (``backup``,
-``check``, ``migrate-db``) do not take the lock.
+``check``) do not take the lock; ``migrate-db`` holds it while it copies (:func:`held_apart`):
+a copy of a database a bot is changing would miss what changes meanwhile.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -176,6 +177,17 @@ def _lock_file(path: Path) -> IO[str]:
     handle.write(f"pid {os.getpid()}\n")
     handle.flush()
     return handle
+
+
+@contextlib.contextmanager
+def held_apart(path: Path) -> Iterator[None]:
+    """Hold the one-process lock of ``path`` while a tool reads it whole (``migrate-db``): a
+    running bot refuses it (SecondProcessError), and no bot starts on it meanwhile."""
+    handle = _lock_file(path)
+    try:
+        yield
+    finally:
+        handle.close()
 
 
 class Database:
