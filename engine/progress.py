@@ -33,14 +33,18 @@ Rulings, from the rules as :mod:`engine.scoring` and :mod:`engine.tokens` apply 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
 from typing import Literal
 
 from engine.config import GameConfig, Restriction
 from engine.hexgrid import CELLS, INNER, NEIGHBOURS, dilate, flood
 from engine.tiles import EMPTY, KINDS
 from engine.tokens import cells_of, shape_masks_by_cell
+
+QUICK_PAIRS = 4  # pairs of ways tried before the full search for both ways at once
 
 WayState = Literal["met", "open", "failed"]
 GoalState = Literal["met", "open", "impossible"]
@@ -112,63 +116,148 @@ def way_possible(values: Sequence[int], counts: Sequence[int]) -> bool:
     return len(have) <= len(want) and all(h <= w for h, w in zip(have, want, strict=False))
 
 
-def _fits(tally: list[int], want: tuple[int, ...]) -> bool:
+def _fits(tally: Sequence[int], want: tuple[int, ...]) -> bool:
     """:func:`way_possible` of a tally per value (``want`` sorted, largest first)."""
     have = sorted((n for n in tally if n), reverse=True)
     return len(have) <= len(want) and all(h <= w for h, w in zip(have, want, strict=False))
 
 
-def completable(placed: Sequence[int], counts: Sequence[int], left: Sequence[int], *,
-                colors: bool, patterns: bool) -> bool:
-    """Can tiles still to be had (``left``: copies per tile) fill the empty cells around a
-    goal (six neighbours, ``placed`` the tiles already there) so that the colours (if
-    ``colors``) and the patterns (if ``patterns``) form exactly ``counts``?
+@lru_cache(maxsize=4096)
+def _completions(have: tuple[int, ...], want: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Every way to add values to the tally ``have`` (per value 0-5) so that it forms exactly
+    the groups ``want`` (largest first), as the count added per value. Cached: it depends on
+    the tally alone, and a game asks about few tallies."""
+    out: list[tuple[int, ...]] = []
+    added = [0] * 6
 
-    A depth-first search over the multisets of tiles (cells are alike: only the tally
-    counts), keeping each judged way possible at every step, so that it goes straight to a
-    completion when one exists and supply does not bind."""
-    want = tuple(sorted(counts, reverse=True))
-    by_c, by_p = [0] * 6, [0] * 6
-    for t in placed:
-        by_c[t // 6] += 1
-        by_p[t % 6] += 1
-    if (colors and not _fits(by_c, want)) or (patterns and not _fits(by_p, want)):
-        return False
-    k = 6 - len(placed)
-    if k <= 0:
-        return True
-    if min(left) >= k:
-        return True  # any k tiles can still come: the ways' own checks decide
-    stock = list(left)
+    def assign(v: int, parts: tuple[int, ...]) -> None:
+        # Give value v a group size still left (or none, if it has no tile yet), then v + 1.
+        if len(parts) > 6 - v:
+            return  # more groups left than values
+        if not parts:
+            if not any(have[v:]):
+                out.append(tuple(added))
+            return
+        if not have[v]:
+            assign(v + 1, parts)
+        for i, size in enumerate(parts):
+            if (i and size == parts[i - 1]) or size < have[v]:
+                continue
+            added[v] = size - have[v]
+            assign(v + 1, parts[:i] + parts[i + 1:])
+            added[v] = 0
 
-    def ok(tally: list[int], v: int) -> bool:
-        tally[v] += 1
-        fine = _fits(tally, want)
-        tally[v] -= 1
-        return fine
+    assign(0, want)
+    return tuple(out)
 
-    def go(start: int, k: int) -> bool:
-        if k == 0:
+
+def _pairs(need_c: tuple[int, ...], need_p: tuple[int, ...], left: Sequence[int]) -> bool:
+    """Can tiles within ``left`` add exactly ``need_c`` per colour and ``need_p`` per pattern?
+    A transport problem: feasible when every set of colours needing tiles finds enough of them
+    among the patterns needed (each pattern's need capping what it offers), the max-flow
+    min-cut condition."""
+    rows = [c for c in range(6) if need_c[c]]
+    cols = [p for p in range(6) if need_p[p]]
+    if all(left[c * 6 + p] >= min(need_c[c], need_p[p]) for c in rows for p in cols):
+        return True  # the north-west corner rule never needs more of one tile than that
+    for pick in range(1, 1 << len(rows)):
+        chosen = [c for i, c in enumerate(rows) if pick >> i & 1]
+        offer = sum(min(need_p[p], sum(left[c * 6 + p] for c in chosen)) for p in cols)
+        if offer < sum(need_c[c] for c in chosen):
+            return False
+    return True
+
+
+def _both_ways(have_c: Sequence[int], have_p: Sequence[int], want: tuple[int, ...],
+               left: Sequence[int]) -> bool:
+    """Can tiles within ``left`` complete the colour tally ``have_c`` and the pattern tally
+    ``have_p`` (per value 0-5) into exactly the groups ``want`` (largest first) at once?
+
+    Colour by colour: each colour takes one of the groups still to be made (or none, if it has
+    no tile there yet) and its new tiles are spread over the patterns, as many of each tile as
+    are left, the pattern tally kept able to become the groups. Situations that led nowhere
+    (the colour reached, the groups left, the pattern tally) are remembered: a few thousand at
+    most, however the tiles left fall."""
+    top = want[0]
+    tally = list(have_p)
+    dead: set[tuple[int, tuple[int, ...], tuple[int, ...]]] = set()
+
+    def spread(c: int, n: int, p: int) -> Iterator[None]:
+        # Each way to give ``n`` more tiles of colour c to patterns p..5 (applied on tally).
+        if n == 0:
+            yield
+            return
+        if p == 6:
+            return
+        for x in range(min(left[c * 6 + p], n, top - tally[p]), -1, -1):
+            tally[p] += x
+            yield from spread(c, n - x, p + 1)
+            tally[p] -= x
+
+    def go(c: int, parts: tuple[int, ...]) -> bool:
+        if len(parts) > 6 - c:
+            return False  # more groups to make than colours left
+        if c == 6:
+            return _fits(tally, want)  # six tiles in all: possible is met
+        key = (c, parts, tuple(tally))
+        if key in dead:
+            return False
+        have = have_c[c]
+        if not have and go(c + 1, parts):
             return True
-        cs = [c for c in range(6) if not colors or ok(by_c, c)]
-        ps = [p for p in range(6) if not patterns or ok(by_p, p)]
-        for c in cs:
-            for p in ps:
-                t = c * 6 + p
-                if t < start or not stock[t]:
-                    continue
-                stock[t] -= 1
-                by_c[c] += 1
-                by_p[p] += 1
-                found = go(t, k - 1)
-                stock[t] += 1
-                by_c[c] -= 1
-                by_p[p] -= 1
-                if found:
+        for i, size in enumerate(parts):
+            if (i and size == parts[i - 1]) or size < have:
+                continue
+            rest = parts[:i] + parts[i + 1:]
+            for _ in spread(c, size - have, 0):
+                if _fits(tally, want) and go(c + 1, rest):
                     return True
+        dead.add(key)
         return False
 
-    return go(0, k)
+    return go(0, want)
+
+
+@lru_cache(maxsize=16)
+def _supply(left: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(tiles left per colour, per pattern, of the scarcest tile): the same for every goal
+    of a quilt, and for the quilt's other pictures."""
+    return (tuple(sum(left[c * 6:c * 6 + 6]) for c in range(6)),
+            tuple(sum(left[p::6]) for p in range(6)), min(left))
+
+
+def goal_ways(placed: Sequence[int], counts: Sequence[int], left: Sequence[int]
+              ) -> tuple[bool, bool, bool]:
+    """Whether tiles still to be had (``left``: copies per tile) can fill the empty cells
+    around a goal (six neighbours, ``placed`` the tiles already there) so that the colours form
+    exactly ``counts``; the patterns; both at once.
+
+    Every way to complete the colours (tiles added per colour) is listed, and the patterns';
+    each way needs that many tiles of each colour (pattern) left; both ways together are
+    found by the first pairs of a colour way and a pattern way the tiles left can make at once
+    (:func:`_pairs`), else searched colour by colour (:func:`_both_ways`)."""
+    want = tuple(sorted(counts, reverse=True))
+    have_c, have_p = [0] * 6, [0] * 6
+    for t in placed:
+        have_c[t // 6] += 1
+        have_p[t % 6] += 1
+    k = 6 - len(placed)
+    by_c = _completions(tuple(have_c), want)
+    by_p = _completions(tuple(have_p), want)
+    per_c, per_p, fewest = _supply(tuple(left))
+    if min(per_c) < k:  # some colour may run short: keep the ways it can still make
+        by_c = tuple(a for a in by_c if all(n <= m for n, m in zip(a, per_c, strict=True)))
+    if min(per_p) < k:
+        by_p = tuple(b for b in by_p if all(n <= m for n, m in zip(b, per_p, strict=True)))
+    if not by_c or not by_p:
+        return bool(by_c), bool(by_p), False
+    if fewest >= k:
+        return True, True, True  # any k tiles can still come
+    # Mostly the first pair of ways the tiles left allow will do; else the full search.
+    first = islice(((a, b) for a in by_c for b in by_p), QUICK_PAIRS)
+    if any(_pairs(a, b, left) for a, b in first):
+        return True, True, True
+    return True, True, _both_ways(have_c, have_p, want, left)
 
 
 def way_state(values: Sequence[int], counts: Sequence[int], surrounded: bool) -> WayState:
@@ -195,16 +284,12 @@ def goal_progress(config: GameConfig, quilt: Sequence[int], goals: Sequence[str]
         surrounded = len(filled) == len(tiles)
         colors = way_state([t // 6 for t in filled], rule.counts, surrounded)
         patterns = way_state([t % 6 for t in filled], rule.counts, surrounded)
-        if not surrounded:
-            if colors == "open" and not completable(filled, rule.counts, left, colors=True,
-                                                     patterns=False):
-                colors = "failed"
-            if patterns == "open" and not completable(filled, rule.counts, left,
-                                                       colors=False, patterns=True):
-                patterns = "failed"
+        both = colors != "failed" and patterns != "failed"
+        if not surrounded and (colors == "open" or patterns == "open"):
+            by_c, by_p, both = goal_ways(filled, rule.counts, left)
+            colors = "open" if by_c else "failed"
+            patterns = "open" if by_p else "failed"
         ok = [s != "failed" for s in (colors, patterns)]
-        both = all(ok) and (surrounded or completable(filled, rule.counts, left,
-                                                      colors=True, patterns=True))
         if both:
             points = rule.both_ways
         elif any(ok) and not both_only:

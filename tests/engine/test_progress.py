@@ -191,6 +191,27 @@ def test_a_shape_cat_pill_never_reads_done(cat: str, cells: tuple[str, ...]) -> 
     assert (g.size, g.have, g.need, g.possible) == (3, 2, 3, True)
 
 
+def test_six_around_a_goal_read_two_of_rumis_three() -> None:
+    """Issue 30's "6/3": six tiles of Rumi's pattern all around the goal on C4 hold no line of
+    three (the goal sits where the lines would cross). The pill shows 2/3, the most of them one
+    line still to be made covers (B4, C3 and the empty D3), and D3 does bring Rumi."""
+    from tests.engine.helpers import PATTERNS, build, cats_with, free_patterns
+
+    cells = ("B4", "B5", "C3", "C5", "D4", "D5")
+    pattern = free_patterns("blue", cells)[0]
+    other = next(p for p in PATTERNS if p != pattern)
+    placements = [(c, ("green", "yellow")[i % 2], pattern) for i, c in enumerate(cells)]
+    cats = cats_with("rumi", (pattern, other))
+    cfg, seat, _ = build("blue", placements, cats)
+    assert seat.cats == ()
+    rumi = cfg.cat_index("rumi")
+    (g,) = [g for g in growing_groups(cfg, seat.quilt, []) if g.cat == rumi]
+    assert sorted(cell_name(c) for c in g.cells) == sorted(cells)
+    assert (g.size, g.have, g.need, g.possible) == (6, 2, 3, True)
+    cfg, seat, _ = build("blue", [*placements, ("D3", "magenta", pattern)], cats)
+    assert [ci for _, ci in seat.cats] == [rumi]
+
+
 def _all_different_one_short(elsewhere_tiles: list[int]) -> tuple[GameConfig, list[int],
                                                                   tuple[int, ...]]:
     """"All different" on B3 with five different colours and five different patterns around

@@ -3,9 +3,11 @@ progress_oracle`), over random quilts (hypothesis) and the quilts of engine-play
 every turn (issue 30): every goal's ways, value and state counting the tiles everyone can see
 are gone; every group's chance of its cat and the progress its pill shows.
 
-``CALICO_PROGRESS_EXAMPLES`` (a number) raises the sample for a longer run: hypothesis
-examples, and random-move games played (``benchmarks`` prints the cost of the progress
-itself)."""
+By default about 3,000 quilts: 500 random ones, 10 games of random moves (about 1,450 quilts)
+and 4 computer games (about 1,000). ``CALICO_PROGRESS_EXAMPLES`` (a number) raises the sample
+for a longer run: hypothesis examples, one random-move game per 50 and one game of normal
+computer players per 500 (``benchmarks/bench_live_progress.py`` prints the cost of the
+progress itself)."""
 
 from __future__ import annotations
 
@@ -20,10 +22,12 @@ from hypothesis import strategies as st
 
 from engine.config import GameConfig, GameOptions, Restriction
 from engine.progress import cat_groups, goal_progress, growing_groups
+from engine.rules import apply
 from engine.serialize import replay_views
+from engine.setup import new_game
 from engine.state import Phase
 from engine.views import public_view
-from render.samples import strong_record
+from render.samples import play_record, strong_record
 from tests.engine.helpers import (
     BOARDS,
     CATALOG,
@@ -128,13 +132,10 @@ def check_cats(config: GameConfig, quilt: tuple[int, ...] | list[int],
 
 
 def _sweep_game(options: GameOptions, seed: int, tally: Tally) -> None:
-    from engine.setup import new_game
-
     rng = random.Random(seed)
     state = new_game(CATALOG, options, seed)
     while state.phase is not Phase.OVER:
-        state, _ = __import__("engine.rules", fromlist=["apply"]).apply(
-            state, choose_move(state, rng))
+        state, _ = apply(state, choose_move(state, rng))
         if state.phase is Phase.DRAFT:
             continue
         for sv in public_view(state).seats:
@@ -148,25 +149,32 @@ def test_random_move_games_match_the_brute_force() -> None:
     """Games of random legal moves (1-4 players, lower variance), every quilt after every
     move, each with the tiles the other quilts and the discards hold."""
     tally = Tally()
-    games = max(4, EXAMPLES // 50)
+    games = max(10, EXAMPLES // 50)
     for i in range(games):
         players = 1 + i % 4
         options = GameOptions(players=players, lower_variance=players == 2 and i % 8 == 1)
         _sweep_game(options, 1000 + i, tally)
-    assert tally.quilts > 400 and tally.groups > 200 and tally.goals > 1000, tally
+    assert tally.quilts > 1200 and tally.groups > 2000 and tally.goals > 3000, tally
     assert tally.impossible > 20 and tally.every_growth > tally.groups // 2, tally
+    assert tally.both_lost_to_supply > 0, tally  # goals whose last tile went elsewhere
 
 
 def test_computer_games_match_the_brute_force() -> None:
-    """The stored game of four strong computer players, every quilt at every turn."""
+    """The stored game of four strong computer players and games of two to four normal ones,
+    every quilt at every turn."""
     tally = Tally()
-    for view in replay_views(CATALOG, strong_record()):
+    records = [strong_record()]
+    records += [play_record(GameOptions(players=2 + i % 3), 500 + i, ("normal",) * (2 + i % 3))
+                for i in range(max(3, EXAMPLES // 500))]
+    views = [v for record in records for v in replay_views(CATALOG, record)]
+    for view in views:
         for sv in view.seats:
             tally.quilts += 1
             if sv.goals is not None:
                 check_goals(view.config, sv.quilt, sv.goals, sv.elsewhere, tally)
             check_cats(view.config, sv.quilt, [c for c, _ in sv.cats], tally)
-    assert tally.quilts > 300 and tally.groups > 100 and tally.shape_pills > 20, tally
+    assert tally.quilts > 900 and tally.groups > 1000 and tally.shape_pills > 200, tally
+    assert tally.both_lost_to_supply > 0, tally
 
 
 # --------------------------------------------------------------------------- hypothesis
@@ -191,7 +199,7 @@ def quilts(draw: Any) -> tuple[str, Any, tuple[str, str, str], list[tuple[str, s
     return board, spec, goals, placements, elsewhere
 
 
-@settings(max_examples=max(300, EXAMPLES), deadline=None,
+@settings(max_examples=max(500, EXAMPLES), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(quilts())
 def test_random_quilts_match_the_brute_force(case: Any) -> None:
