@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.config import GameConfig
+from engine.progress import tiles_gone
 from engine.scoring import breakdown
 from engine.state import GameState, Phase
 
@@ -25,6 +26,10 @@ class SeatView:
     rainbow: int | None
     hand_size: int
     score: dict[str, Any]  # the breakdown as it stands (goals count once surrounded)
+    # Copies of each tile (by code) gone from play outside this quilt, as everyone sees them:
+    # on the other quilts or discarded (engine.progress.tiles_gone). Empty: not known, only
+    # this quilt's own tiles count (engine.progress.goal_progress).
+    elsewhere: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +56,12 @@ class PrivateView:
 
 def public_view(state: GameState) -> PublicView:
     cfg = state.config
+    gone = [tiles_gone([s.quilt]) for s in state.seats]
+    everywhere = [sum(col) for col in zip(*gone, tiles_gone((), state.discards), strict=True)]
     seats = tuple(
         SeatView(i, s.board, s.quilt, s.goals, bool(s.goal_offer), s.placed, s.buttons, s.cats,
-                 s.rainbow, len(s.hand), breakdown(cfg, s))
+                 s.rainbow, len(s.hand), breakdown(cfg, s),
+                 tuple(a - b for a, b in zip(everywhere, gone[i], strict=True)))
         for i, s in enumerate(state.seats)
     )
     return PublicView(cfg, state.phase, state.turn, state.ply, state.current_seat,

@@ -90,8 +90,9 @@ def render_quilt(
     in the header next to the score so far. ``hints`` draws the live progress
     (:mod:`render.progress`): on each goal tile whether colours and patterns meet it (green),
     still may (faint) or no longer can (red), the value it scores on a green pill and the
-    values it can no longer reach struck through; and the pattern groups growing toward a cat,
-    ringed in the cat's colour with ``size/need``. Cell centres are
+    values it can no longer reach struck through (counting the tiles ``seat.elsewhere`` says
+    are gone); and the pattern groups that can still become a cat's, ringed in the cat's colour
+    with ``have/need`` (:mod:`render.progress`). Cell centres are
     :func:`cell_center` ``(cell, radius)``. ``labels`` is accepted for symmetry: a quilt has
     no words.
     """

@@ -3,14 +3,20 @@ each design goal stands and the pattern groups growing toward a cat (:mod:`engin
 
 - A goal tile's two values say what it can still give: the value it scores once met sits on a
   green pill; a value it can no longer reach is struck through in red (both struck: the goal
-  is lost). The small discs under them say which way (colours, patterns) is met, open or lost.
+  is lost), counting the tiles every player can see are gone (the seat view's
+  ``elsewhere``). The small discs under them say which way (colours, patterns) is met, open or
+  lost.
 - Each unscored pattern group that can still become a cat's (two tiles or more, at most two
-  per cat, the nearest first) is ringed inside its cells in that cat's own colour, with a pill
-  on its newest tile: the cat's initials (a cue besides colour) and ``size/need``.
+  per cat, the nearest first: :func:`engine.progress.growing_groups`) is ringed inside its
+  cells in that cat's own colour, with a pill on its newest tile: the cat's initials (a cue
+  besides colour) and ``have/need`` (a size cat's group: its size; a shape cat's: the most of
+  its cells one placement of the shape still to be completed covers), below the need until the
+  cat comes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -36,13 +42,14 @@ def shown_groups(config: GameConfig, seat: SeatView) -> tuple[CatGroup, ...]:
     return growing_groups(config, seat.quilt, [c for c, _ in seat.cats], GROUPS_PER_CAT)
 
 
-def draw_progress(img: Image.Image, lay: QuiltLayout, seat: SeatView,
-                  config: GameConfig) -> None:
+def draw_progress(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: GameConfig,
+                  goals: Sequence[GoalProgress] | None = None) -> None:
     """Both kinds of progress on a quilt drawn with ``lay`` (goal tiles and tokens already
-    drawn)."""
-    if seat.goals is not None:
-        for goal in goal_progress(config, seat.quilt, seat.goals):
-            _goal(img, lay, config, goal)
+    drawn); ``goals``: the seat's goal progress when already worked out."""
+    if goals is None and seat.goals is not None:
+        goals = goal_progress(config, seat.quilt, seat.goals, seat.elsewhere)
+    for goal in goals or ():
+        _goal(img, lay, config, goal)
     for group in shown_groups(config, seat):
         _group(img, lay, config, seat, group)
 
@@ -56,7 +63,7 @@ def _goal(img: Image.Image, lay: QuiltLayout, config: GameConfig, g: GoalProgres
     ways_ok = [s != "failed" for s in (g.colors, g.patterns)]
     both_only = config.restriction is Restriction.BOTH_WAYS
     one_ok = any(ways_ok) and not both_only
-    both_ok = all(ways_ok)
+    both_ok = g.both
     f = theme.font(max(8, round(r * TEXT_SCALE)), theme.BLACK)
     for dx, value, ok in ((-VALUES_X, rule.one_way, one_ok), (VALUES_X, rule.both_ways,
                                                                 both_ok)):
@@ -102,7 +109,7 @@ def _group(img: Image.Image, lay: QuiltLayout, config: GameConfig, seat: SeatVie
     anchor = max(g.cells, key=lambda c: (order.get(c, -1), -c))
     x, y = lay.center(anchor)
     y -= r * 0.1  # between the tile's colour badge and its tokens
-    words = f"{g.size}/{g.need}"
+    words = f"{g.have}/{g.need}"
     initial = theme.cat_initial(cat)  # the cue besides colour: which cat this ring is for
     f = theme.font(max(8, round(r * TEXT_SCALE)), theme.BLACK)
     gap = max(3.0, r * 0.1)

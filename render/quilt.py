@@ -12,7 +12,7 @@ from data import load_catalog
 from engine.config import GameConfig
 from engine.events import ButtonSewn, CatAttracted, Event, RainbowSewn
 from engine.hexgrid import BORDER, CELL_BY_NAME, INNER, NEIGHBOURS, cell_name
-from engine.progress import way_state
+from engine.progress import GoalProgress, goal_progress, way_state
 from engine.tiles import EMPTY
 from engine.views import SeatView
 from render import sprites, theme
@@ -44,8 +44,9 @@ class Preview:
 
 
 def goal_states(quilt: Sequence[int], spot: int, counts: tuple[int, ...]) -> tuple[str, str]:
-    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``
-    (:func:`engine.progress.way_state`, the one ruling for pictures and words)."""
+    """(colours, patterns) of the goal on ``spot``, each ``met``, ``open`` or ``failed``, by
+    the tiles around it alone (:func:`engine.progress.way_state`); the picture's discs also
+    count the tiles gone elsewhere (:func:`engine.progress.goal_progress`)."""
     tiles = [quilt[n] for n in NEIGHBOURS[spot]]
     filled = [t for t in tiles if t >= 0]
     surrounded = len(filled) == len(tiles)
@@ -197,7 +198,10 @@ def draw_quilt(
             if quilt[cell] == EMPTY and (preview is None or cell != preview.cell):
                 state = "legal" if cell in legal_set else "dim"
                 paste_at(img, _empty_sprite(cell_name(cell), radius, state), lay.center(cell))
-    _draw_goals(img, lay, seat, config, hints and words, words)
+    # The goals' progress, once for the discs and the values (tiles gone elsewhere count).
+    goals = (goal_progress(config, seat.quilt, seat.goals, seat.elsewhere)
+             if hints and words and seat.goals is not None else ())
+    _draw_goals(img, lay, seat, config, goals, words)
     tok = round(radius * TOKEN_SCALE)
     for cell, ci in seat.cats:
         paste_at(img, sprites.cat_token(config.cats[ci].id, tok), _token_at(lay, cell, CAT_AT))
@@ -206,7 +210,7 @@ def draw_quilt(
     if seat.rainbow is not None:
         paste_at(img, sprites.button_token(-1, tok), _token_at(lay, seat.rainbow, RAINBOW_AT))
     if hints and words:
-        draw_progress(img, lay, seat, config)
+        draw_progress(img, lay, seat, config, goals)
     if highlight is not None and 0 <= highlight < len(quilt):
         paste_at(img, _ring_sprite(radius, "last"), lay.center(highlight))
     if preview is not None:
@@ -217,7 +221,8 @@ def draw_quilt(
 
 
 def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: GameConfig,
-                hints: bool, words: bool = True) -> None:
+                progress: Sequence[GoalProgress], words: bool = True) -> None:
+    """The goal tiles; with ``progress`` (hints), each way's disc under them."""
     symbols = {g.id: g.symbol for g in load_catalog().goals.values()}
     radius = lay.radius
     for i, spot in enumerate(config.goal_spots):
@@ -231,9 +236,9 @@ def _draw_goals(img: Image.Image, lay: QuiltLayout, seat: SeatView, config: Game
         rule = config.goal(gid)
         paste_at(img, sprites.goal_sprite(symbols.get(gid, gid), rule.one_way, rule.both_ways,
                                            radius, words), at)
-        if not hints:
+        if not progress:
             continue
-        by_color, by_pattern = goal_states(seat.quilt, spot, rule.counts)
+        by_color, by_pattern = progress[i].colors, progress[i].patterns
         # Big enough that the symbol in each disc (colours, patterns) is as tall as a capital
         # of the smallest text once the picture is 400 px wide (tests/render/legibility.py).
         icon_r = max(4, round(radius * 0.2))

@@ -68,6 +68,13 @@ SLOW: dict[str, frozenset[str] | None] = {
     "tests/core/test_workers.py": None,
     # Every text of a whole 4-player replay, drawn with empty sprite caches: 3-7 s.
     "tests/render/test_legibility.py": frozenset({"test_replay_frames_read_at_phone_width"}),
+    # The live progress against the brute-force reading, about 3,000 quilts: 4-7 s of CPU
+    # each (8-14 s at load 11).
+    "tests/engine/test_progress_truth.py": frozenset({
+        "test_random_move_games_match_the_brute_force",
+        "test_computer_games_match_the_brute_force",
+        "test_random_quilts_match_the_brute_force",
+    }),
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

@@ -6,20 +6,20 @@ never leaks the bag or another hand, and it is deterministic for a given ``seed`
 
 How (:func:`hints`):
 
-1. the engine's move: what the ``strong`` computer player plays here
-   (:func:`engine.ai.review.engine_move`, with the same seed as the review, so the first hint
-   is the move a later review calls the engine's);
+1. the strong player's move: what the ``strong`` computer player plays here
+   (:func:`engine.ai.review.engine_move`, with the same seed as the review);
 2. other candidates: the placements (tile and cell) best valued by the value function right
-   after placing, a different placement from the engine's each, with the market tile the
-   rollout policy would take after it;
+   after placing, a different placement from the strong player's each, with the market tile
+   the rollout policy would take after it;
 3. every candidate is valued like a turn of the review: the mean over ``samples`` sampled
    futures (the same for all candidates) of playouts cut after ``depth`` turns
    (:mod:`engine.ai.rollout`): an expected final score.
 
-The result lists the engine's move first, then the best of the other candidates by that value.
-An alternative may come out a little above the engine's move: the values are estimates (a
-standard error near one point early in the game) and the engine searches differently; the bot
-can show the numbers as they are.
+The result lists the candidates best value first (the strong player's move first on a tie);
+the first is the engine's choice (``engine``): the engine compares its candidates on the same
+futures, as the review compares the engine's move with the move played, so no hint below the
+engine's shows a higher value. The values are estimates (a standard error near one point early
+in the game); the review values a move on more futures and may judge it a little differently.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Hint:
     market: int | None  # the market slot taken (without a hand: the tile placed); None: none
     pick: int | None  # the tile taken into the hand; None when none is
     value: float  # expected final score of the seat after this move
-    engine: bool  # the engine's own move (always the first hint)
+    engine: bool  # the engine's choice (always the first hint, the best valued)
 
     def to_json(self) -> dict[str, Any]:
         return {"move": self.move, "cell": self.cell, "tile": self.tile, "hand": self.hand,
@@ -86,9 +86,9 @@ def hints(view: PrivateView, *, count: int = 3, samples: int = HINT_SAMPLES,
     futures = sim.sample_futures(samples, futures_seed(view, seed))
     valued = [(mean_outcome([sim.play_out(m, f, depth) for f in futures])[0], m)
               for m in [eng, *others]]
-    first, rest = valued[0], valued[1:]
-    rest.sort(key=lambda x: -x[0])  # stable: ties keep the value function's order
-    return [_hint(sim, m, v, m is eng) for v, m in [first, *rest][:count]]
+    # stable: the strong player's move first on a tie, then the value function's order
+    valued.sort(key=lambda x: -x[0])
+    return [_hint(sim, m, v, i == 0) for i, (v, m) in enumerate(valued[:count])]
 
 
 def hints_for_state(state: GameState, seat: int, *, count: int = 3,

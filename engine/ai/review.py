@@ -8,9 +8,13 @@ game state. Start from a game record (:func:`review_record`), from the states of
 
 For every turn of the seat (a :class:`TurnReview`):
 
-- **played**: the move the seat made; **engine**: the move the ``strong`` computer player makes
-  from the same private view (:func:`engine_move`; its seed is derived from the review seed and
-  the ply, never from the game's seed);
+- **played**: the move the seat made; **engine**: the engine's choice between the move the
+  ``strong`` computer player makes from the same private view (:func:`engine_move`; its seed
+  is derived from the review seed and the ply, never from the game's seed) and the move played:
+  whichever of the two has the higher expected final score on the turn's sampled futures (the
+  strong player's, on a tie). When the seat's move does better there, the engine prefers it:
+  the turn reads as the engine's move and loses nothing, and the engine's line never dips
+  below the player's;
 - **ev_played / ev_engine**: the seat's expected final score after each move: the mean, over
   ``samples`` sampled futures of the tiles the seat cannot see, of the seat's game played on by
   the rollout policy of :mod:`engine.ai.rollout` for ``depth`` turns and then valued by its leaf
@@ -43,8 +47,9 @@ them in each language; nothing here is English prose.
 
 **Goal draft** (:class:`DraftReview`): when the seat chose its goal tiles, the chosen
 arrangement against the engine's, each valued by playouts from the draft view (the seat's first
-``depth`` turns, then the leaf estimate) on the same futures. It is reported beside the turns
-and not counted in the accuracy (a different kind of choice, made once).
+``depth`` turns, then the leaf estimate) on the same futures (the engine's arrangement is the
+better of the strong player's and the chosen one there, as for the turns). It is reported
+beside the turns and not counted in the accuracy (a different kind of choice, made once).
 
 Everything returned is a frozen dataclass that round-trips through plain JSON
 (:meth:`Review.to_json` / :meth:`Review.from_json`). Inputs (records, decisions, views) are
@@ -479,6 +484,10 @@ def _review_turn(view: PrivateView, move: PlaceTile, samples: int, depth: int | 
     same = _key(sim, move) == _key(sim, eng)
     played_out = eng_out if same else [sim.play_out(move, f, depth) for f in futures]
     eng_mean, played_mean = mean_outcome(eng_out), mean_outcome(played_out)
+    if played_mean[0] > eng_mean[0]:
+        # On these very futures the seat's move does better: comparing the two, the engine
+        # prefers it (its line is never below the move it would have played instead).
+        eng, eng_out, eng_mean, same = move, played_out, played_mean, True
     # the baseline: a new random move in each future (its mean is a random move's value)
     random_moves = [rng.choice(legal) for _ in futures]
     rnd_total, _ = mean_outcome([sim.play_out(m, f, depth) for m, f in
@@ -561,8 +570,11 @@ def _review_draft(view: PrivateView, move: ChooseGoals, samples: int, depth: int
     ev_e = _draft_value(base, futures, depth)
     ev_p = ev_e if move.goals == eng.goals else _draft_value(
         SeatSim(view, goals=move.goals), futures, depth)
+    engine_goals = eng.goals
+    if ev_p > ev_e:  # the chosen arrangement does better on these futures: the engine's pick
+        engine_goals, ev_e = move.goals, ev_p
     e, p = round(ev_e, ROUND), round(ev_p, ROUND)
-    return DraftReview(view.public.ply, move.goals, eng.goals, p, e,
+    return DraftReview(view.public.ply, move.goals, engine_goals, p, e,
                        round(max(0.0, e - p), ROUND))
 
 

@@ -10,7 +10,7 @@ import pytest
 from data import load_catalog
 from engine.config import GameConfig, GameOptions, Restriction
 from engine.hexgrid import CELLS, NEIGHBOURS, cell_name, parse_cell
-from engine.progress import cat_groups, goal_progress, way_possible
+from engine.progress import cat_groups, goal_progress, growing_groups, way_possible
 from engine.setup import new_game
 from engine.tiles import EMPTY, GOAL
 
@@ -142,3 +142,112 @@ def test_shape_cat_needs_room_for_its_shape() -> None:
     walled = [t if t != EMPTY or c in keep else tile(3, other) for c, t in enumerate(q)]
     g = next(g for g in cat_groups(cfg, walled, []) if g.pattern == p)
     assert not g.possible, [cell_name(c) for c in g.cells]
+
+
+# --------------------------------------------------------------------------- issue 30
+
+
+def test_a_group_next_to_a_scored_area_is_not_ringed() -> None:
+    """Issue 30's smallest case: purple board, Tibbit on flowers and quatrefoil. Tibbit came
+    on A4 (A3, A4, B5 and a printed quatrefoil patch); the printed quatrefoil patch left of A1
+    and B1 make a pair that can only grow onto B2 (A2 touches A3, joining the scored area):
+    three at most, never Tibbit's four."""
+    from tests.engine.helpers import build
+
+    placements = [("A3", "yellow", "quatrefoil"), ("B1", "green", "quatrefoil"),
+                  ("C2", "green", "dots"), ("B5", "magenta", "quatrefoil"),
+                  ("A4", "purple", "quatrefoil"), ("A1", "yellow", "dots"),
+                  ("C1", "purple", "dots")]
+    cfg, seat, _ = build("purple", placements)
+    tibbit = cfg.cat_index("tibbit")
+    assert [(cell_name(c), ci) for c, ci in seat.cats] == [("A4", tibbit)]
+    cats = [c for c, _ in seat.cats]
+    pair = next(g for g in cat_groups(cfg, seat.quilt, cats) if parse_cell("B1") in g.cells)
+    assert (pair.cat, pair.size, pair.need, pair.possible) == (tibbit, 2, 4, False)
+    assert all(parse_cell("B1") not in g.cells for g in growing_groups(cfg, seat.quilt, cats))
+    # The same pair with A3's tile another pattern: nothing has scored, A2 is room to grow.
+    placements[0] = ("A3", "yellow", "dots")
+    cfg, seat, _ = build("purple", placements)
+    assert seat.cats == ()
+    pair = next(g for g in cat_groups(cfg, seat.quilt, []) if parse_cell("B1") in g.cells)
+    assert pair.possible
+
+
+@pytest.mark.parametrize(("cat", "cells"), [
+    ("rumi", ("C2", "C3", "D3")),  # three in a triangle: a line of three needs C1 still
+    ("callie", ("A1", "A2", "A3")),  # three in a line: a triangle needs B1 or B2 still
+])
+def test_a_shape_cat_pill_never_reads_done(cat: str, cells: tuple[str, ...]) -> None:
+    """Issue 30: a shape cat's group as big as the shape but not in its shape read "3/3"; it
+    shows the most of its cells one placement of the shape still to be completed covers."""
+    from tests.engine.helpers import PATTERNS, build, cats_with, free_patterns
+
+    pattern = free_patterns("blue", cells)[0]
+    other = next(p for p in PATTERNS if p != pattern)
+    cfg, seat, _ = build("blue", [(c, ("green", "yellow")[i % 2], pattern)
+                                  for i, c in enumerate(cells)], cats_with(cat, (pattern, other)))
+    assert seat.cats == ()
+    (g,) = [g for g in growing_groups(cfg, seat.quilt, []) if g.cat == cfg.cat_index(cat)]
+    assert (g.size, g.have, g.need, g.possible) == (3, 2, 3, True)
+
+
+def test_six_around_a_goal_read_two_of_rumis_three() -> None:
+    """Issue 30's "6/3": six tiles of Rumi's pattern all around the goal on C4 hold no line of
+    three (the goal sits where the lines would cross). The pill shows 2/3, the most of them one
+    line still to be made covers (B4, C3 and the empty D3), and D3 does bring Rumi."""
+    from tests.engine.helpers import PATTERNS, build, cats_with, free_patterns
+
+    cells = ("B4", "B5", "C3", "C5", "D4", "D5")
+    pattern = free_patterns("blue", cells)[0]
+    other = next(p for p in PATTERNS if p != pattern)
+    placements = [(c, ("green", "yellow")[i % 2], pattern) for i, c in enumerate(cells)]
+    cats = cats_with("rumi", (pattern, other))
+    cfg, seat, _ = build("blue", placements, cats)
+    assert seat.cats == ()
+    rumi = cfg.cat_index("rumi")
+    (g,) = [g for g in growing_groups(cfg, seat.quilt, []) if g.cat == rumi]
+    assert sorted(cell_name(c) for c in g.cells) == sorted(cells)
+    assert (g.size, g.have, g.need, g.possible) == (6, 2, 3, True)
+    cfg, seat, _ = build("blue", [*placements, ("D3", "magenta", pattern)], cats)
+    assert [ci for _, ci in seat.cats] == [rumi]
+
+
+def _all_different_one_short(elsewhere_tiles: list[int]) -> tuple[GameConfig, list[int],
+                                                                  tuple[int, ...]]:
+    """"All different" on B3 with five different colours and five different patterns around
+    it: only a tile of the sixth colour and the sixth pattern meets it both ways."""
+    cfg = _config()
+    spot = cfg.goal_spots[0]
+    cells = list(NEIGHBOURS[spot])
+    tiles = {c: tile(i, i) for i, c in enumerate(cells[:5])}
+    gone = [0] * 36
+    for t in elsewhere_tiles:
+        gone[t] += 1
+    return cfg, _quilt(cfg, tiles), tuple(gone)
+
+
+def test_both_ways_struck_when_every_copy_of_the_one_tile_is_gone() -> None:
+    """Issue 30: the both-ways value stays only while a copy of the one tile that meets both
+    ways may still come; the three copies on other quilts (public) strike it, the one-way
+    value stays (a tile of the sixth colour, or of the sixth pattern, still comes)."""
+    goals = ("all-different", "aa-bb-cc", "aaa-bbb")
+    rule = _config().goal("all-different")
+    cfg, q, none_gone = _all_different_one_short([])
+    g = goal_progress(cfg, q, goals, none_gone)[0]
+    assert (g.both, g.points, g.state) == (True, rule.both_ways, "open")
+    last = tile(5, 5)
+    for copies in (1, 2):
+        cfg, q, gone = _all_different_one_short([last] * copies)
+        assert goal_progress(cfg, q, goals, gone)[0].points == rule.both_ways
+    cfg, q, gone = _all_different_one_short([last] * 3)
+    g = goal_progress(cfg, q, goals, gone)[0]
+    assert (g.colors, g.patterns, g.both) == ("open", "open", False)
+    assert (g.points, g.state) == (rule.one_way, "open")
+    # Every tile of the sixth colour gone too: only the patterns can still meet it.
+    cfg, q, gone = _all_different_one_short([tile(5, p) for p in range(6) for _ in range(3)])
+    g = goal_progress(cfg, q, goals, gone)[0]
+    assert (g.colors, g.patterns, g.points) == ("failed", "open", rule.one_way)
+    # In a game counting only goals met both ways, nothing is left.
+    both = replace(cfg, restriction=Restriction.BOTH_WAYS)
+    cfg, q, gone = _all_different_one_short([last] * 3)
+    assert goal_progress(both, q, goals, gone)[0].state == "impossible"

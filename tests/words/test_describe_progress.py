@@ -8,11 +8,22 @@ import pytest
 from bot.words import describe as d
 from bot.words import terms
 from bot.words.catalogue import LANGS, Text
-from engine.config import GameOptions
-from engine.hexgrid import INNER, cell_name
+from engine.config import GameConfig, GameOptions
+from engine.hexgrid import INNER, NEIGHBOURS, cell_name
 from engine.progress import goal_progress, growing_groups
-from engine.views import private_view, public_view
+from engine.scoring import breakdown
+from engine.state import SeatState
+from engine.views import SeatView, private_view, public_view
 from render.samples import play_until
+from tests.engine.helpers import (
+    COLORS,
+    PATTERNS,
+    build,
+    cats_with,
+    empty_quilt,
+    free_patterns,
+    place_all,
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +69,44 @@ def test_open_goals_say_what_they_may_still_give(lang: str, mid) -> None:  # typ
     assert opened
     for g in opened:
         assert tr("alt.goal.up_to", count=g.points) in desc.long
+
+
+def _view(config: GameConfig, seat: SeatState, elsewhere: tuple[int, ...] = ()) -> SeatView:
+    return SeatView(0, seat.board, seat.quilt, seat.goals, False, seat.placed, seat.buttons,
+                    seat.cats, seat.rainbow, 0, breakdown(config, seat), elsewhere)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_shape_cat_group_says_its_progress_toward_the_shape(lang: str) -> None:
+    """Issue 30: three tiles in a line are two of Callie's triangle, not three of three."""
+    tr = Text(lang)
+    cells = ("A1", "A2", "A3")
+    pattern = free_patterns("blue", cells)[0]
+    other = next(p for p in PATTERNS if p != pattern)
+    cfg, seat, _ = build("blue", [(c, ("green", "yellow")[i % 2], pattern)
+                                  for i, c in enumerate(cells)],
+                         cats_with("callie", (pattern, other)))
+    desc = d.quilt(tr, _view(cfg, seat), cfg, "Ann")
+    said = tr("alt.progress.group", cat=terms.cat_name("callie"),
+              pattern=terms.pattern_name(tr, pattern), size=2, need=3, cells="A1, A2, A3")
+    wrong = tr("alt.progress.group", cat=terms.cat_name("callie"),
+               pattern=terms.pattern_name(tr, pattern), size=3, need=3, cells="")
+    assert said.split(" A1")[0] in desc.long
+    assert wrong.rstrip() not in desc.long
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_goal_whose_last_tile_is_gone_says_what_is_left(lang: str) -> None:
+    """Issue 30: "all different" one tile short, its one both-ways tile on other quilts:
+    worth up to the one-way value, not the both-ways value."""
+    tr = Text(lang)
+    cfg, seat = empty_quilt("blue", goals=("all-different", "aa-bb-cc", "aaa-bbb"))
+    around = list(NEIGHBOURS[cfg.goal_spots[0]])
+    seat, _ = place_all(cfg, seat, [(cell_name(c), COLORS[i], PATTERNS[i])
+                                    for i, c in enumerate(around[:5])])
+    rule = cfg.goal("all-different")
+    gone = tuple(3 if t == 35 else 0 for t in range(36))
+    assert tr("alt.goal.up_to", count=rule.both_ways) in d.quilt(tr, _view(cfg, seat), cfg).long
+    long = d.quilt(tr, _view(cfg, seat, gone), cfg).long
+    assert tr("alt.goal.up_to", count=rule.one_way) in long
+    assert tr("alt.goal.up_to", count=rule.both_ways) not in long

@@ -23,7 +23,8 @@ the benchmarks:
 Fairness: a worker gets the game's record (options, seed and moves: it must replay the game),
 but the review reads only the seat's private view at each decision, and a hint gets the private
 view alone. The review's own seed is the game's id, never the game's seed (which decides the
-bag); hints use the same seed, so the first hint is the move a later review calls the engine's.
+bag); hints use the same seed and the same futures (a hint's fewer), and both let the engine pick
+by comparing moves on those futures, so the engine's value is never below a move it passed over.
 Nothing stored or shown carries the seed, the bag or another player's hand.
 """
 

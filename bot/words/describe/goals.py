@@ -160,10 +160,15 @@ def goal_status(tr: Text, seat: SeatView, config: GameConfig, index: int,
         text = tr(f"alt.goal.done.{which}")
         return text + "; " + (tr("alt.goal.scores", count=points) if points
                               else tr("alt.goal.scores_nothing"))
+    # What it may still give (engine.progress: the same ruling the picture draws, counting
+    # the tiles every player can see are gone): a way whose tiles are all gone is lost too.
+    left = goal_progress(config, q, seat.goals, seat.elsewhere)[index]
+    if left.colors == "failed":
+        by_color = GoalNeed("impossible", by_color.placed)
+    if left.patterns == "failed":
+        by_pattern = GoalNeed("impossible", by_pattern.placed)
     if not detail:
         return tr(f"alt.goal.can.{_which(by_color.state == 'open', by_pattern.state == 'open')}")
-    # What it may still give (engine.progress: the same ruling the picture draws).
-    left = goal_progress(config, q, seat.goals)[index]
     worth = [tr("alt.goal.up_to", count=left.points)] if left.state == "open" else []
     return "; ".join((_need_text(tr, config, by_color, True),
                       _need_text(tr, config, by_pattern, False), *worth))

@@ -161,7 +161,8 @@ def row_lines(tr: Text, seat: SeatView, config: GameConfig, marks: Marks, style:
 
 def progress_lines(tr: Text, seat: SeatView, config: GameConfig) -> list[str]:
     """The pattern groups growing toward a cat, as the picture rings them (at most two per
-    cat, those that can still make it): ``Leo (stripes) 3 of 5 on B2, B3, B4``."""
+    cat, those that can still make it) with the progress on their pill:
+    ``Leo (stripes) 3 of 5 on B2, B3, B4``."""
     groups = growing_groups(config, seat.quilt, [c for c, _ in seat.cats])
     if not groups:
         return []
@@ -173,7 +174,7 @@ def progress_lines(tr: Text, seat: SeatView, config: GameConfig) -> list[str]:
         if printed:
             cells.append(tr("alt.progress.border", count=printed))
         words.append(tr("alt.progress.group", cat=terms.cat_name(config.cats[g.cat].id),
-                        pattern=pattern_of(tr, config, g.pattern), size=g.size, need=g.need,
+                        pattern=pattern_of(tr, config, g.pattern), size=g.have, need=g.need,
                         cells=join(cells)))
     return [tr("alt.progress.cats", groups="; ".join(words))]
 

@@ -126,6 +126,22 @@ def test_turn_rows_hold_together(random_review: Review) -> None:
     assert random_review.final_score == round(last.ev_played)
 
 
+def test_the_engine_line_never_dips_below_the_players(random_review: Review,
+                                                      copied_review: Review) -> None:
+    """Issue 30: the moves are compared on the same futures and the engine keeps the better
+    of its move and the one played, so its line is never below the player's (a random
+    player's move sometimes does better on the sampled futures than the strong player's)."""
+    for r in (random_review, copied_review):
+        _, mine, engine = r.chart()
+        assert all(e >= m for m, e in zip(mine, engine, strict=True)), r.turns
+        assert r.draft is not None and r.draft.ev_engine >= r.draft.ev_played
+        for t in r.turns:
+            assert t.ev_engine >= t.ev_played and t.loss >= 0
+            if t.differs is None:  # the engine's pick is the move played: nothing lost
+                assert t.played == t.engine and t.loss == 0 and t.ev_engine == t.ev_played
+    assert sum(t.differs is None for t in random_review.turns) >= 1
+
+
 def test_reasons_are_structured(random_review: Review) -> None:
     kinds = {"cat": {"cat"}, "button": {"color"}, "rainbow": set(), "goal": {"goal", "spot"}}
     for m in random_review.mistakes:
