@@ -660,6 +660,10 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
 
 
 def _convert(old: Any, value: str) -> Any:
+    if value.lower() == "none":
+        return None
+    if old is None:  # an optional number (a depth): whatever the text says
+        return float(value) if "." in value else int(value)
     if isinstance(old, bool):
         return value.lower() in ("1", "true", "yes", "on")
     if isinstance(old, int):

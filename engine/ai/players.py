@@ -42,8 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from engine.ai.evaluate import DEFAULT, Evaluator, Weights
+from engine.ai.frame import frame_of
 from engine.ai.model import Quilt, Rules
-from engine.ai.rollout import SeatSim
+from engine.ai.rollout import Future, SeatSim
 from engine.ai.seen import own_quilt, sample_tiles, seat_quilt, unseen_counts
 from engine.config import GameConfig
 from engine.hexgrid import NEIGHBOURS
@@ -68,7 +69,7 @@ EASY_WEIGHTS = replace(DEFAULT, button=0.4, button1=0.4, size_cat=0.45, shape_ca
                        shape_cat2=0.0, rainbow=0.0, goal=0.7)
 
 
-_Fit = Callable[[int], tuple[float, "Quilt | None"]]
+_Fit = Callable[[int], float]
 _Tops = Callable[[int], list[tuple[float, "Quilt"]]]
 
 
@@ -167,41 +168,37 @@ def _picked(view: PrivateView, mv: PlaceTile) -> int | None:
 
 
 class _Searcher:
-    """Evaluation helpers bound to one turn: evaluator, rules and a cache of best placements."""
+    """Evaluation helpers bound to one turn: evaluator and rules; the placements valued on a
+    quilt are kept with it (:mod:`engine.ai.frame`)."""
 
-    def __init__(self, ev: Evaluator, rules: Rules) -> None:
+    def __init__(self, ev: Evaluator, rules: Rules, root: Quilt | None = None) -> None:
         self.ev = ev
         self.rules = rules
+        self.root = root
+
+    def state(self, opt: _Option) -> Quilt:
+        """The quilt after the option's placement on the root (made when first asked)."""
+        if opt.state is None:
+            assert self.root is not None
+            opt.state = self.rules.place(self.root, opt.cell, opt.tile)
+        return opt.state
+
+    def best_value(self, s: Quilt, t: int) -> float:
+        """Best value reachable by placing ``t`` anywhere on ``s`` (-inf: no empty cell)."""
+        return frame_of(self.ev, s).best(t, s.empty)[0]
 
     def best_placement(self, s: Quilt, t: int) -> tuple[float, Quilt | None]:
         """Best value reachable by placing ``t`` anywhere on ``s`` (and the quilt it makes)."""
-        place = self.rules.place
-        value = self.ev.value
-        best_v = float("-inf")
-        best_s: Quilt | None = None
-        e = s.empty
-        while e:
-            low = e & -e
-            e ^= low
-            child = place(s, low.bit_length() - 1, t)
-            v = value(child)
-            if v > best_v:
-                best_v, best_s = v, child
-        return best_v, best_s
+        v, c = frame_of(self.ev, s).best(t, s.empty)
+        return v, (self.rules.place(s, c, t) if c >= 0 else None)
 
     def top_placements(self, s: Quilt, t: int, k: int) -> list[tuple[float, Quilt]]:
-        """The ``k`` best placements of ``t`` on ``s``: (value, quilt), best first."""
+        """The ``k`` best placements of ``t`` on ``s``: (value, quilt), best first (the lower
+        cell first among equal values)."""
+        out = frame_of(self.ev, s).values(t, s.empty)
+        out.sort(key=lambda x: (-x[0], x[1]))
         place = self.rules.place
-        value = self.ev.value
-        out: list[tuple[float, int, Quilt]] = []
-        e = s.empty
-        while e:
-            low = e & -e
-            e ^= low
-            child = place(s, low.bit_length() - 1, t)
-            out.append((value(child), -low, child))
-        out.sort(key=lambda x: (x[0], x[1]), reverse=True)
-        return [(v, q) for v, _, q in out[:k]]
+        return [(v, place(s, c, t)) for v, c in out[:k]]
 
 
 class _Base(abc.ABC):
@@ -225,14 +222,13 @@ class _Base(abc.ABC):
         ev = self._brain.evaluator(cfg, sv.goals)
         rules = self._brain.rules(cfg)
         root = own_quilt(view, rules)
-        ev.features(root)  # children derive their features from the root's
         options = _options(view, legal)
         if not options:
             return self._rng.choice(legal)
+        frame = frame_of(ev, root)  # children derive their features from the root's
         for opt in options:
-            opt.state = rules.place(root, opt.cell, opt.tile)
-            opt.value = ev.value(opt.state)
-        return self._turn(view, legal, root, options, _Searcher(ev, rules))
+            opt.value = frame.value(opt.cell, opt.tile)
+        return self._turn(view, legal, root, options, _Searcher(ev, rules, root))
 
     @abc.abstractmethod
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
@@ -251,11 +247,11 @@ class EasyPlayer(_Base):
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
               search: _Searcher) -> Move:
         rng = self._rng
-        earned_now = max(o.state.score if o.state else 0 for o in options)
+        earned_now = max(search.state(o).score for o in options)
         scored = []
         for o in options:
             v = o.value + rng.gauss(0.0, self.noise)
-            if o.state is not None and o.state.score < earned_now:
+            if search.state(o).score < earned_now:
                 v -= 2.0  # never leave a visible token on the table for noise's sake
             scored.append((v, rng.random(), o))
         scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
@@ -304,15 +300,14 @@ class NormalPlayer(_Base):
         best_v = float("-inf")
         fit_cache: dict[tuple[int, int], float] = {}
         for i, opt in enumerate(options[: self.top]):
-            assert opt.state is not None
+            state = search.state(opt)
             for mv in opt.moves:
                 t = _picked(view, mv)
                 gain = 0.0
                 if t is not None:
                     key = (i, t)
                     if key not in fit_cache:
-                        v2, _ = search.best_placement(opt.state, t)
-                        fit_cache[key] = v2 - opt.value
+                        fit_cache[key] = search.best_value(state, t) - opt.value
                     gain = fit_cache[key]
                 v = opt.value + self.pick_weight * gain
                 if v > best_v:
@@ -339,10 +334,14 @@ class StrongPlayer(_Base):
     # played before the value function, how many moves and how far below the best; depth 8
     # with 8 futures gained as much but took three times as long as the search alone
     playouts = 6
-    playout_depth = 4
+    playout_depth: int | None = 4
     refine_top = 3
     refine_margin = 3.0
     refine_search_weight = 0.0  # weight of the search value (below the best) added to a mean
+    refine_deny = False  # count what the market leaves the next player in the playouts' choice
+    rounds = 1  # rounds of the halving (1: every move on the same futures, no halving)
+    halve_futures = 6  # futures added in each later round, for the better half
+    halve_depth: int | None = 8  # their depth (None: to the end of the game)
 
     def __init__(self, seed: int, width: int | None = None, samples: int | None = None,
                  pool: int | None = None) -> None:
@@ -368,15 +367,12 @@ class StrongPlayer(_Base):
         solo = view.public.config.solo
         pool = unseen_counts(view)
         draws = sample_tiles(pool, self.samples, self._rng)
-        memos: dict[int, dict[int, tuple[float, Quilt | None]]] = {}
         # preselect: the placements that go best with the other hand tile placed next turn,
         # plus the best few on their own
         pre: list[tuple[float, int]] = []
         for i, opt in enumerate(options[: self.pool]):
-            assert opt.state is not None and opt.source is not None
-            got = search.best_placement(opt.state, hand[1 - opt.source])
-            memos[i] = {hand[1 - opt.source]: got}
-            pre.append((got[0], i))
+            assert opt.source is not None
+            pre.append((search.best_value(search.state(opt), hand[1 - opt.source]), i))
         pre.sort(reverse=True)
         chosen = {i for _, i in pre[: self.width]} | set(range(min(self.keep, len(options))))
         deny = {} if solo else self._denial(view, search)
@@ -385,18 +381,12 @@ class StrongPlayer(_Base):
         scored: list[tuple[float, PlaceTile]] = []
         for i in sorted(chosen):
             opt = options[i]
-            child = opt.state
-            assert child is not None and opt.source is not None
+            child = search.state(opt)
+            assert opt.source is not None
             other = hand[1 - opt.source]
-            fits = memos[i]
 
-            def fit(t: int, s: Quilt = child, memo: dict[int, tuple[float, Quilt | None]] = fits
-                    ) -> tuple[float, Quilt | None]:
-                got = memo.get(t)
-                if got is None:
-                    got = search.best_placement(s, t)
-                    memo[t] = got
-                return got
+            def fit(t: int, s: Quilt = child) -> float:
+                return search.best_value(s, t)
 
             tops_memo: dict[int, list[tuple[float, Quilt]]] = {}
 
@@ -410,7 +400,7 @@ class StrongPlayer(_Base):
                 return got
 
             # value of what the next market may offer, from sampled tiles
-            sample_gain = [fit(t)[0] - opt.value for t in draws]
+            sample_gain = [fit(t) - opt.value for t in draws]
             mean_gain = sum(sample_gain) / len(sample_gain) if sample_gain else 0.0
             for mv in opt.moves:
                 picked = _picked(view, mv)
@@ -422,7 +412,7 @@ class StrongPlayer(_Base):
                         kept = self._kept(market, mv.market)
                         if kept is not None:
                             # the conveyor keeps one known tile for the next market
-                            gk = fit(kept)[0] - opt.value
+                            gk = fit(kept) - opt.value
                             v += self.market_weight * max(0.0, gk - mean_gain)
                     if turns_after > 2:
                         v += self.market_weight * mean_gain
@@ -431,13 +421,19 @@ class StrongPlayer(_Base):
                 if v > best_v:
                     best_move, best_v = mv, v
         if self.playouts and turns_after > 1:
-            return self._refine(view, scored, best_move, best_v)
+            return self._refine(view, scored, best_move, best_v,
+                                deny if self.refine_deny else None)
         return best_move
 
     def _refine(self, view: PrivateView, scored: list[tuple[float, PlaceTile]],
-                best_move: Move, best_v: float) -> Move:
-        """Among the searched moves within ``refine_margin`` of the best, the one whose playouts
-        (:mod:`engine.ai.rollout`, the same sampled futures for each) end best on average."""
+                best_move: Move, best_v: float, deny: dict[int | None, float] | None = None
+                ) -> Move:
+        """Among the searched moves within ``refine_margin`` of the best (at most
+        ``refine_top``), the one whose playouts (:mod:`engine.ai.rollout`) end best on average,
+        by successive halving: every move is played out on the same sampled futures, the
+        better half goes on to more futures (the same for each, played ``halve_depth`` turns
+        deep), and so on until one is left or ``rounds`` are played. ``deny`` (against others):
+        what each market slot taken leaves the next player, subtracted from the mean."""
         scored.sort(key=lambda x: x[0], reverse=True)
         cands: list[tuple[float, PlaceTile]] = []
         seen: set[tuple[int, int | None, int | None]] = set()
@@ -451,31 +447,63 @@ class StrongPlayer(_Base):
         if len(cands) < 2:
             return best_move
         sim = SeatSim(view)
-        futures = sim.sample_futures(self.playouts, self._rng.getrandbits(64))
-        best_r = float("-inf")
-        for v, mv in cands:
-            r = 0.0
-            for f in futures:
-                o = sim.play_out(mv, f, self.playout_depth)
-                r += o.total + o.bonus
-            r = r / len(futures) + self.refine_search_weight * (v - best_v)
-            if r > best_r:
-                best_move, best_r = mv, r
-        return best_move
+        seed = self._rng.getrandbits(64)
+        plan = self._plan(len(cands))
+        futures = self._futures(sim, sum(n for n, _ in plan), seed)
+        sums = [0.0] * len(cands)
+        alive = list(range(len(cands)))
+        pos = 0
+        for r, (n, depth) in enumerate(plan):
+            batch = futures[pos:pos + n]
+            pos += n
+            for i in alive:
+                mv = cands[i][1]
+                total = 0.0
+                for f in batch:
+                    o = sim.play_out(mv, f, depth)
+                    total += o.total + o.bonus
+                sums[i] += total
+            if r < len(plan) - 1:
+                alive.sort(key=lambda i: -sums[i])  # stable: the search's order among equals
+                alive = alive[: (len(alive) + 1) // 2]
+        count = pos
+
+        def final(i: int) -> float:
+            v, mv = cands[i]
+            return (sums[i] / count + self.refine_search_weight * (v - best_v)
+                    - (deny.get(mv.market, 0.0) if deny else 0.0))
+
+        return cands[max(alive, key=final)][1]
+
+    def _plan(self, n: int) -> list[tuple[int, int | None]]:
+        """(futures, depth) of each round of the halving for ``n`` moves: ``playouts`` futures
+        ``playout_depth`` turns deep for all, then ``halve_futures`` more futures
+        ``halve_depth`` deep for the better half, and so on (``rounds`` at most)."""
+        plan: list[tuple[int, int | None]] = [(self.playouts, self.playout_depth)]
+        alive = n
+        while alive > 1 and len(plan) < self.rounds:
+            alive = (alive + 1) // 2
+            plan.append((self.halve_futures, self.halve_depth))
+        return plan
+
+    def _futures(self, sim: SeatSim, n: int, seed: int) -> list[Future]:
+        """``n`` sampled futures of what the seat cannot see (a benchmark's clairvoyant
+        reference gives the real one instead: never the bot)."""
+        return sim.sample_futures(n, seed)
 
     def _two_tiles(self, search: _Searcher, fit: _Fit, tops: _Tops, other: int, picked: int,
                    turns_after: int) -> float:
         """Best of placing either hand tile next turn, the other one valued by its best spot
         after that (``leftover_weight`` of its gain: it may yet be swapped for a better one)."""
-        va, sa = fit(other)
-        vb, sb = fit(picked)
-        if turns_after == 1 or sa is None or sb is None:
+        va = fit(other)
+        vb = fit(picked)
+        if turns_after == 1:
             return max(va, vb)
         lw = self.leftover_weight
         best = float("-inf")
         for first, second in ((other, picked), (picked, other)):
             for v1, s1 in tops(first):
-                v2, _ = search.best_placement(s1, second)
+                v2 = search.best_value(s1, second)
                 best = max(best, v1 + lw * (v2 - v1))
         return best
 
@@ -495,7 +523,7 @@ class StrongPlayer(_Base):
         gains: dict[int, float] = {}
         for t in pub.market:
             if t is not None and t not in gains:
-                gains[t] = opp.best_placement(oq, t)[0] - base
+                gains[t] = opp.best_value(oq, t) - base
         weight = self.deny_weight / (pub.config.players - 1)
         out: dict[int | None, float] = {}
         for k, t in enumerate(pub.market):
