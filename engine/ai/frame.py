@@ -55,6 +55,7 @@ class Frame:
     __slots__ = (
         "_around",
         "_best",
+        "_excl",
         "_gcache",
         "bcnt",
         "bcol",
@@ -106,6 +107,7 @@ class Frame:
         self.has_scenario = ev.scenario is not None
         self._gcache: dict[int, float] = {}  # (tile, goal) -> its value with the tile around
         self._best: dict[int, tuple[float, int]] = {}  # (tile, cells) -> best()
+        self._excl: dict[int, float] = {}  # see _chance_without
         if t1 < 1:
             return  # only the last placement is left: valued by the value function itself
         self.wt = ev.weights_at(t1)
@@ -235,263 +237,287 @@ class Frame:
         got = self._best.get(key)
         if got is not None:
             return got
-        value = self.value
         best_v = float("-inf")
         best_c = -1
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            c = low.bit_length() - 1
-            v = value(c, t)
+        for v, c in self.values(t, mask):
             if v > best_v:
                 best_v, best_c = v, c
         self._best[key] = got = (best_v, best_c)
         return got
 
+    def value(self, c: int, t: int) -> float:
+        """The value function of the quilt once tile ``t`` is placed on empty cell ``c``."""
+        return self.values(t, 1 << c)[0][0]
+
+    def _chance_without(self, skip: int) -> float:
+        """The product of the no-button chances' complements over the colours without a
+        button and not in ``skip`` (a mask of colours), kept per mask."""
+        got = self._excl.get(skip)
+        if got is None:
+            got = 1.0
+            for x in range(6):
+                if not (self.bcol | skip) >> x & 1:
+                    got *= 1.0 - self.miss[x]
+            self._excl[skip] = got
+        return got
+
     def values(self, t: int, mask: int) -> list[tuple[float, int]]:
         """(value, cell) of every placement of tile ``t`` on a cell of ``mask``, lowest cell
-        first."""
-        value = self.value
-        out = []
+        first: the value function of each quilt it makes."""
+        t1 = self.t1
+        ev = self.ev
+        s = self.s
+        out: list[tuple[float, int]] = []
+        if t1 < 1:
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                c = low.bit_length() - 1
+                out.append((ev.value(ev.rules.place(s, c, t)), c))
+            return out
+        # what depends on the tile only
+        color = t // 6
+        pattern = t % 6
+        cbit = 1 << color
+        scenario = self.has_scenario
+        around = self._around
+        centries = self.centries
+        cgroups = s.cgroups
+        pgroups = s.pgroups
+        cforbid = self.cforbid
+        forbid_c = cforbid[color]
+        by_colour = self.by_colour
+        by_colour_c = by_colour[color]
+        bm, cm = self.bm, self.cm
+        rules = ev.rules
+        ci = rules.cat_of_pattern[pattern]
+        need_size = rules.cat_size[ci]
+        shape_len = ev.cats[ci].shape_len
+        shapes_c = rules.cat_shapes_by_cell[ci]
+        cat_points = ev.cat_points
+        pforbid = self.pforbid
+        forbid_p = pforbid[pattern]
+        slist = self.slist
+        shapes = self.shapes
+        shape_mine = self.shape_keys >> pattern & 1
+        shape_cells = self.shape_cells
+        opened = self.opened
+        spots_of_cell = ev.spots_of_cell
+        gcache = self._gcache
+        wt0, wt1, wt2, wt3, wt4, wt5, wt6 = self.wt
         while mask:
             low = mask & -mask
             mask ^= low
             c = low.bit_length() - 1
-            out.append((value(c, t), c))
-        return out
-
-    def value(self, c: int, t: int) -> float:
-        """The value function of the quilt once tile ``t`` is placed on empty cell ``c``."""
-        t1 = self.t1
-        ev = self.ev
-        if t1 < 1:
-            return ev.value(ev.rules.place(self.s, c, t))
-        s = self.s
-        color = t // 6
-        pattern = t % 6
-        bit = 1 << c
-        e1 = self.empty & ~bit
-        got = self._around.get(c)
-        ac, ap = got if got is not None else self.around(c)
-        scenario = self.has_scenario
-        # -- colour groups
-        centries = self.centries
-        cgroups = s.cgroups
-        cforbid = self.cforbid
-        pot2, pot1 = self.pot2, self.pot1
-        changed: dict[int, _CEntry | None] = {}
-        touched = 0  # colours whose no-button chance changes
-        gm = bit
-        gn = NEIGHBOUR_MASK[c]
-        for g, col in ac:
-            e = centries.get(g)
-            if col == color:
-                m, n, _ = cgroups[g]
-                gm |= m
-                gn |= n
-                if e is not None:
-                    changed[g] = None
-                    pot2 -= e[4]
-                    pot1 -= e[5]
-                    touched |= 1 << col
-            elif e is not None and not cforbid[col] >> c & 1:
-                ne = _centry(col, e[1], e[2] - 1, t1)
-                changed[g] = ne
-                pot2 -= e[4]
-                pot1 -= e[5]
-                if ne is not None:
-                    pot2 += ne[4]
-                    pot1 += ne[5]
-                touched |= 1 << col
-        score = self.score
-        bcol = self.bcol
-        rainbow = self.rainbow
-        bcnt = self.bcnt
-        size = gm.bit_count()
-        has_button = gm & self.bm
-        new_c: _CEntry | None = None
-        if has_button or size >= 3:
-            if not has_button:  # a button earned now
-                score += BUTTON_POINTS
-                bcol |= 1 << color
-                if scenario:
-                    bl = list(bcnt)
-                    bl[color] += 1
-                    bcnt = tuple(bl)
-                if not rainbow and bcol == ALL_COLORS:
-                    rainbow = True
-                    score += BUTTON_POINTS
-            nf = cforbid[color] | gn
-            if nf != cforbid[color]:
-                for g in self.by_colour[color]:
-                    if g in changed:
-                        continue
-                    e = centries[g]
-                    libs = (cgroups[g][1] & e1 & ~nf).bit_count()
-                    if libs != e[2]:
-                        ne = _centry(color, e[1], libs, t1)
-                        changed[g] = ne
+            bit = low
+            e1 = self.empty & ~bit
+            got = around.get(c)
+            ac, ap = got if got is not None else self.around(c)
+            # -- colour groups: merged into the tile's, or a liberty lost
+            pot2, pot1 = self.pot2, self.pot1
+            changed: dict[int, _CEntry | None] = {}
+            touched = 0  # colours whose no-button chance changes
+            gm = bit
+            gn = NEIGHBOUR_MASK[c]
+            for g, col in ac:
+                e = centries.get(g)
+                if col == color:
+                    m, n, _ = cgroups[g]
+                    gm |= m
+                    gn |= n
+                    if e is not None:
+                        changed[g] = None
                         pot2 -= e[4]
                         pot1 -= e[5]
-                        if ne is not None:
-                            pot2 += ne[4]
-                            pot1 += ne[5]
-                        touched |= 1 << color
-        else:
-            new_c = _centry(color, size, (gn & e1 & ~cforbid[color]).bit_count(), t1)
-            if new_c is not None:
-                pot2 += new_c[4]
-                pot1 += new_c[5]
-                touched |= 1 << color
-        chance = 0.0
-        if not rainbow:
-            chance = 1.0
-            miss = self.miss
-            for x in range(6):
-                if bcol >> x & 1:
+                        touched |= cbit
+                elif e is not None and not cforbid[col] >> c & 1:
+                    ne = _centry(col, e[1], e[2] - 1, t1)
+                    changed[g] = ne
+                    pot2 -= e[4]
+                    pot1 -= e[5]
+                    if ne is not None:
+                        pot2 += ne[4]
+                        pot1 += ne[5]
+                    touched |= 1 << col
+            score = self.score
+            bcol = self.bcol
+            rainbow = self.rainbow
+            bcnt = self.bcnt
+            size = gm.bit_count()
+            has_button = gm & bm
+            new_c: _CEntry | None = None
+            if has_button or size >= 3:
+                if not has_button:  # a button earned now
+                    score += BUTTON_POINTS
+                    bcol |= cbit
+                    if scenario:
+                        bl = list(bcnt)
+                        bl[color] += 1
+                        bcnt = tuple(bl)
+                    if not rainbow and bcol == ALL_COLORS:
+                        rainbow = True
+                        score += BUTTON_POINTS
+                nf = forbid_c | gn
+                if nf != forbid_c:
+                    for g in by_colour_c:
+                        if g in changed:
+                            continue
+                        e = centries[g]
+                        libs = (cgroups[g][1] & e1 & ~nf).bit_count()
+                        if libs != e[2]:
+                            ne = _centry(color, e[1], libs, t1)
+                            changed[g] = ne
+                            pot2 -= e[4]
+                            pot1 -= e[5]
+                            if ne is not None:
+                                pot2 += ne[4]
+                                pot1 += ne[5]
+                            touched |= cbit
+            else:
+                new_c = _centry(color, size, (gn & e1 & ~forbid_c).bit_count(), t1)
+                if new_c is not None:
+                    pot2 += new_c[4]
+                    pot1 += new_c[5]
+                    touched |= cbit
+            chance = 0.0
+            if not rainbow:
+                chance = self._chance_without(touched | (bcol ^ self.bcol))
+                if touched:
+                    for x in range(6):
+                        if not touched >> x & 1 or bcol >> x & 1:
+                            continue
+                        mx = 1.0
+                        for g in by_colour[x]:
+                            e = changed[g] if g in changed else centries[g]
+                            if e is not None:
+                                mx *= e[6]
+                        if x == color and new_c is not None:
+                            mx *= new_c[6]
+                        chance *= 1.0 - mx
+            # -- the tile's pattern group: a cat earned, or merged into a group with one
+            pm = bit
+            pn = NEIGHBOUR_MASK[c]
+            merged: list[int] = []
+            for g, pat in ap:
+                if pat == pattern:
+                    m, n, _ = pgroups[g]
+                    pm |= m
+                    pn |= n
+                    merged.append(g)
+            ccnt = self.ccnt
+            cat_event = bool(pm & cm)
+            if not cat_event:
+                if need_size:
+                    earned = pm.bit_count() >= need_size
+                elif pm.bit_count() >= shape_len:
+                    assert shapes_c is not None
+                    earned = any(m & pm == m for m in shapes_c[c])
+                else:
+                    earned = False
+                if earned:
+                    cat_event = True
+                    score += cat_points[ci]
+                    if scenario:
+                        cl = list(ccnt)
+                        cl[ci] += 1
+                        ccnt = tuple(cl)
+            nfp = forbid_p | pn if cat_event else forbid_p
+            # -- size-cat groups: a liberty or room lost, merged, or forbidden by a new cat
+            size_total = self.size_total
+            tokens = self.tokens.copy() if scenario else self.tokens
+            for g, se in slist:
+                key = se[0]
+                if key == pattern and g in merged:
+                    ns: _SEntry | None = None
+                elif key == pattern and nfp != forbid_p:
+                    free = e1 & ~nfp
+                    ns = _sentry(key, se[1], se[2], pgroups[g][1] & free, free,
+                                 cat_points[se[1]], t1)
+                elif se[5] >> c & 1:
+                    free = e1 & ~pforbid[key]
+                    ns = _sentry(key, se[1], se[2], pgroups[g][1] & free, free,
+                                 cat_points[se[1]], t1)
+                else:
                     continue
-                if touched >> x & 1:
-                    mx = 1.0
-                    for g in self.by_colour[x]:
-                        e = changed[g] if g in changed else centries[g]
-                        if e is not None:
-                            mx *= e[6]
-                    if x == color and new_c is not None:
-                        mx *= new_c[6]
-                else:
-                    mx = miss[x]
-                chance *= 1.0 - mx
-        # -- the tile's pattern group: a cat earned, or merged into a group with one
-        pm = bit
-        pn = NEIGHBOUR_MASK[c]
-        pgroups = s.pgroups
-        merged: list[int] = []
-        for g, pat in ap:
-            if pat == pattern:
-                m, n, _ = pgroups[g]
-                pm |= m
-                pn |= n
-                merged.append(g)
-        rules = ev.rules
-        ci = rules.cat_of_pattern[pattern]
-        need_size = rules.cat_size[ci]
-        ccnt = self.ccnt
-        cat_event = bool(pm & self.cm)
-        if not cat_event:
-            if need_size:
-                earned = pm.bit_count() >= need_size
-            elif pm.bit_count() >= ev.cats[ci].shape_len:
-                shapes_c = rules.cat_shapes_by_cell[ci]
-                assert shapes_c is not None
-                earned = any(m & pm == m for m in shapes_c[c])
-            else:
-                earned = False
-            if earned:
-                cat_event = True
-                score += ev.cat_points[ci]
+                size_total -= se[6]
+                if ns is not None:
+                    size_total += ns[6]
                 if scenario:
-                    cl = list(ccnt)
-                    cl[ci] += 1
-                    ccnt = tuple(cl)
-        pforbid = self.pforbid
-        nfp = pforbid[pattern] | pn if cat_event else pforbid[pattern]
-        # -- size-cat groups
-        size_total = self.size_total
-        tokens = self.tokens.copy() if scenario else self.tokens
-        points = ev.cat_points
-        for g, se in self.slist:
-            key = se[0]
-            if key == pattern and g in merged:
-                ns: _SEntry | None = None
-            elif key == pattern and nfp != pforbid[pattern]:
-                free = e1 & ~nfp
-                ns = _sentry(key, se[1], se[2], pgroups[g][1] & free, free, points[se[1]], t1)
-            elif se[5] >> c & 1:
-                free = e1 & ~pforbid[key]
-                ns = _sentry(key, se[1], se[2], pgroups[g][1] & free, free, points[se[1]], t1)
-            else:
-                continue
-            size_total -= se[6]
-            if ns is not None:
-                size_total += ns[6]
-            if scenario:
-                tokens[se[1]] += (ns[7] if ns is not None else 0.0) - se[7]
-        if need_size and not cat_event:
-            free = e1 & ~pforbid[pattern]
-            ns = _sentry(pattern, ci, need_size - pm.bit_count(), pn & free, free, points[ci],
-                         t1)
-            if ns is not None:
-                size_total += ns[6]
-                if scenario:
-                    tokens[ci] += ns[7]
-        # -- shape cats
-        shape1, shape2 = self.shape1, self.shape2
-        opened = self.opened
-        for key, cat, lst, k1, k2, used in (
-                self.shapes if self.shape_keys >> pattern & 1 or self.shape_cells & bit else ()):
-            length = cat.shape_len
-            if key == pattern:
-                if cat_event:
-                    op = opened[key] & ~pm
-                    if op:
-                        blocked = ~(op | e1) | nfp
-                        fresh = sorted([((m & e1).bit_count(), m) for m in cat.shapes
-                                        if not m & blocked])
-                        n1, n2, _, _ = _walk(fresh, length, t1)
+                    tokens[se[1]] += (ns[7] if ns is not None else 0.0) - se[7]
+            if need_size and not cat_event:
+                free = e1 & ~forbid_p
+                ns = _sentry(pattern, ci, need_size - pm.bit_count(), pn & free, free,
+                             cat_points[ci], t1)
+                if ns is not None:
+                    size_total += ns[6]
+                    if scenario:
+                        tokens[ci] += ns[7]
+            # -- shape cats: placements through the cell closed, or one cell nearer
+            shape1, shape2 = self.shape1, self.shape2
+            for key, cat, lst, k1, k2, used in (
+                    shapes if shape_mine or shape_cells & bit else ()):
+                length = cat.shape_len
+                if key == pattern:
+                    if cat_event:
+                        op = opened[key] & ~pm
+                        if op:
+                            blocked = ~(op | e1) | nfp
+                            fresh = sorted([((m & e1).bit_count(), m) for m in cat.shapes
+                                            if not m & blocked])
+                            n1, n2, _, _ = _walk(fresh, length, t1)
+                        else:
+                            n1 = n2 = 0
                     else:
-                        n1 = n2 = 0
+                        n1, n2, _, _ = _walk(sorted([(k - 1, m) if m & bit else (k, m)
+                                                     for k, m in lst]), length, t1)
+                elif not opened[key] or not used & bit:
+                    continue
                 else:
-                    n1, n2, _, _ = _walk(sorted([(k - 1, m) if m & bit else (k, m)
-                                                 for k, m in lst]), length, t1)
-            elif not opened[key] or not used & bit:
-                continue
-            else:
-                n1, n2, _, _ = _walk([x for x in lst if not x[1] & bit], length, t1)
-            if n1 == k1 and n2 == k2:
-                continue
-            first = SHAPE_FIRST[length]
-            second = SHAPE_SECOND[length]
-            shape1 += cat.points * (first[n1][t1] - first[k1][t1])
-            shape2 += cat.points * (second[n2][t1] - second[k2][t1])
+                    n1, n2, _, _ = _walk([x for x in lst if not x[1] & bit], length, t1)
+                if n1 == k1 and n2 == k2:
+                    continue
+                first = SHAPE_FIRST[length]
+                second = SHAPE_SECOND[length]
+                shape1 += cat.points * (first[n1][t1] - first[k1][t1])
+                shape2 += cat.points * (second[n2][t1] - second[k2][t1])
+                if scenario:
+                    tokens[cat.index] += (first[n1][t1] + second[n2][t1]
+                                          - first[k1][t1] - second[k2][t1])
+            # -- goals around the cell
+            goals = self.goals
+            gsum = self.gsum
+            spots = spots_of_cell[c]
+            if spots:
+                goals = goals.copy()
+                for i in spots:
+                    gk = t * 3 + i
+                    gv = gcache.get(gk)
+                    if gv is None:
+                        cc = self.gcols[i].copy()
+                        cc[color] += 1
+                        pc = self.gpats[i].copy()
+                        pc[pattern] += 1
+                        gv = self._goal(i, cc, pc)
+                        gcache[gk] = gv
+                    goals[i] = gv
+                gsum = sum(goals)
+            extra = 0.0
             if scenario:
-                tokens[cat.index] += (first[n1][t1] + second[n2][t1]
-                                      - first[k1][t1] - second[k2][t1])
-        # -- goals
-        goals = self.goals
-        gsum = self.gsum
-        spots = ev.spots_of_cell[c]
-        if spots:
-            goals = goals.copy()
-            gcache = self._gcache
-            for i in spots:
-                gk = t * 3 + i
-                gv = gcache.get(gk)
-                if gv is None:
-                    cc = self.gcols[i].copy()
-                    cc[color] += 1
-                    pc = self.gpats[i].copy()
-                    pc[pattern] += 1
-                    gv = self._goal(i, cc, pc)
-                    gcache[gk] = gv
-                goals[i] = gv
-            gsum = sum(goals)
-        extra = 0.0
-        if scenario:
-            sc = ev.scenario
-            assert sc is not None
-            if sc.rainbow and not rainbow:
-                extra += ev.w.scenario_bonus * chance
-            buttons = self.buttons.copy()
-            for g, ne2 in changed.items():
-                old = centries[g]
-                buttons[old[0]] += (ne2[3] if ne2 is not None else 0.0) - old[3]
-            if new_c is not None:
-                buttons[color] += new_c[3]
-            extra += ev.scenario_extra(ccnt, bcnt, rainbow, goals, tokens, buttons)
-        wt = self.wt
-        return (score + extra + wt[0] * gsum + wt[1] * (BUTTON_POINTS * pot2)
-                + wt[2] * (BUTTON_POINTS * pot1) + wt[3] * (BUTTON_POINTS * chance)
-                + wt[4] * size_total + wt[5] * shape1 + wt[6] * shape2)
+                sc = ev.scenario
+                assert sc is not None
+                if sc.rainbow and not rainbow:
+                    extra += ev.w.scenario_bonus * chance
+                buttons = self.buttons.copy()
+                for g, ne2 in changed.items():
+                    old = centries[g]
+                    buttons[old[0]] += (ne2[3] if ne2 is not None else 0.0) - old[3]
+                if new_c is not None:
+                    buttons[color] += new_c[3]
+                extra += ev.scenario_extra(ccnt, bcnt, rainbow, goals, tokens, buttons)
+            out.append((score + extra + wt0 * gsum + wt1 * (BUTTON_POINTS * pot2)
+                        + wt2 * (BUTTON_POINTS * pot1) + wt3 * (BUTTON_POINTS * chance)
+                        + wt4 * size_total + wt5 * shape1 + wt6 * shape2, c))
+        return out
 
 
 def _centry(key: int, size: int, libs: int, t1: int) -> _CEntry | None:

@@ -366,7 +366,7 @@ class StrongPlayer(_Base):
             return options[0].moves[0]
         solo = view.public.config.solo
         pool = unseen_counts(view)
-        draws = sample_tiles(pool, self.samples, self._rng)
+        draws = self._draws(pool)
         # preselect: the placements that go best with the other hand tile placed next turn,
         # plus the best few on their own
         pre: list[tuple[float, int]] = []
@@ -485,6 +485,11 @@ class StrongPlayer(_Base):
             alive = (alive + 1) // 2
             plan.append((self.halve_futures, self.halve_depth))
         return plan
+
+    def _draws(self, pool: list[int]) -> list[int]:
+        """Tiles that may come to the market next, sampled from the unseen ``pool`` (counts
+        per kind)."""
+        return sample_tiles(pool, self.samples, self._rng)
 
     def _futures(self, sim: SeatSim, n: int, seed: int) -> list[Future]:
         """``n`` sampled futures of what the seat cannot see (a benchmark's clairvoyant
