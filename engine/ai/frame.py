@@ -44,7 +44,8 @@ def frame_of(ev: Evaluator, s: Quilt) -> Frame:
     if isinstance(f, Frame) and f.ev is ev:
         return f
     f = Frame(ev, s)
-    s.frame = f
+    if f.last is None:  # a frame holding its quilt is not kept on it: no reference cycle
+        s.frame = f
     return f
 
 
@@ -65,6 +66,8 @@ class Frame:
         "ccnt",
         "centries",
         "cforbid",
+        "cgid",
+        "cgroups",
         "cm",
         "empty",
         "ev",
@@ -73,14 +76,17 @@ class Frame:
         "gpats",
         "gsum",
         "has_scenario",
+        "last",
         "m",
         "miss",
         "opened",
         "pforbid",
+        "pgid",
+        "pgroups",
         "pot1",
         "pot2",
+        "q",
         "rainbow",
-        "s",
         "score",
         "sentries",
         "shape1",
@@ -97,8 +103,12 @@ class Frame:
 
     def __init__(self, ev: Evaluator, s: Quilt) -> None:
         self.ev = ev
-        self.s = s
+        # the quilt's groups (not the quilt: a quilt keeps its frame, and objects without
+        # reference cycles are freed at once, not by the garbage collector)
+        self.q, self.cgid, self.pgid = s.q, s.cgid, s.pgid
+        self.cgroups, self.pgroups = s.cgroups, s.pgroups
         t1 = s.empty.bit_count() - 1
+        self.last = s if t1 < 1 else None  # the last placement: valued on the quilt itself
         self.t1 = t1
         self.empty = s.empty
         self.score, self.bm, self.cm, self.bcol = s.score, s.bm, s.cm, s.bcol
@@ -120,7 +130,7 @@ class Frame:
         pot2 = pot1 = 0.0
         miss = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
         buttons = [0.0] * 6
-        cgroups = s.cgroups
+        cgroups = self.cgroups
         forbid = f.colour_forbid
         for gid, (key, size, _) in f.colour.items():
             _, nb, _ = cgroups[gid]
@@ -141,7 +151,7 @@ class Frame:
         tokens = [0.0, 0.0, 0.0]
         size_total = 0.0
         sentries: dict[int, _SEntry] = {}
-        pgroups = s.pgroups
+        pgroups = self.pgroups
         for gid, (ci, need, _) in f.pattern.items():
             _, nb, key = pgroups[gid]
             free = empty & ~f.pattern_forbid[key]
@@ -166,7 +176,7 @@ class Frame:
                 k1 = k2 = m1 = m2 = 0
                 if f.opened[key]:
                     k1, k2, m1, m2 = _walk(lst, cat.shape_len, t1)
-                shapes.append((key, cat, lst, k1, k2, m1 | m2))
+                shapes.append((key, cat, lst, k1, k2, m1 | m2, _union(lst)))
                 shape1 += cat.points * first[k1][t1]
                 shape2 += cat.points * second[k2][t1]
                 tokens[cat.index] += first[k1][t1] + second[k2][t1]
@@ -175,7 +185,7 @@ class Frame:
         # another pattern (a placement counted by the walk)
         self.shape_keys = 0
         self.shape_cells = 0
-        for key, _, _, _, _, used in shapes:
+        for key, _, _, _, _, used, _ in shapes:
             self.shape_keys |= 1 << key
             if f.opened[key]:
                 self.shape_cells |= used
@@ -210,8 +220,7 @@ class Frame:
         """The colour groups (id, colour) and pattern groups (id, pattern) next to cell ``c``."""
         got = self._around.get(c)
         if got is None:
-            s = self.s
-            q, cgid, pgid = s.q, s.cgid, s.pgid
+            q, cgid, pgid = self.q, self.cgid, self.pgid
             ac: list[tuple[int, int]] = []
             ap: list[tuple[int, int]] = []
             for x in NEIGHBOURS[c]:
@@ -266,9 +275,9 @@ class Frame:
         first: the value function of each quilt it makes."""
         t1 = self.t1
         ev = self.ev
-        s = self.s
         out: list[tuple[float, int]] = []
-        if t1 < 1:
+        if self.last is not None:
+            s = self.last
             while mask:
                 low = mask & -mask
                 mask ^= low
@@ -282,8 +291,8 @@ class Frame:
         scenario = self.has_scenario
         around = self._around
         centries = self.centries
-        cgroups = s.cgroups
-        pgroups = s.pgroups
+        cgroups = self.cgroups
+        pgroups = self.pgroups
         cforbid = self.cforbid
         forbid_c = cforbid[color]
         by_colour = self.by_colour
@@ -454,10 +463,12 @@ class Frame:
                         tokens[ci] += ns[7]
             # -- shape cats: placements through the cell closed, or one cell nearer
             shape1, shape2 = self.shape1, self.shape2
-            for key, cat, lst, k1, k2, used in (
+            for key, cat, lst, k1, k2, used, through in (
                     shapes if shape_mine or shape_cells & bit else ()):
                 length = cat.shape_len
                 if key == pattern:
+                    if not cat_event and opened[key] and not through & bit:
+                        continue  # no open placement through the cell: nothing changes
                     if cat_event:
                         op = opened[key] & ~pm
                         if op:
@@ -524,6 +535,14 @@ def _centry(key: int, size: int, libs: int, t1: int) -> _CEntry | None:
     """The term of a colour group without a button (None: no free liberty left)."""
     if not libs:
         return None
+    k = ((t1 * 6 + key) * 3 + size) * 64 + libs
+    got = _CENTRIES.get(k)
+    if got is None:
+        got = _CENTRIES[k] = _make_centry(key, size, libs, t1)
+    return got
+
+
+def _make_centry(key: int, size: int, libs: int, t1: int) -> _CEntry:
     if size == 2:
         p = BUTTON[1][min(libs, 4) - 1][t1]
         return key, size, libs, p, p, 0.0, 1.0 - p
@@ -533,6 +552,10 @@ def _centry(key: int, size: int, libs: int, t1: int) -> _CEntry | None:
     return key, size, libs, p, 0.0, 0.0, 1.0
 
 
+# Colour group terms made so far (a few hundred at most: they depend on small numbers only)
+_CENTRIES: dict[int, _CEntry] = {}
+
+
 def _sentry(key: int, ci: int, need: int, libs_mask: int, free: int, points: int, t1: int
             ) -> _SEntry | None:
     """The term of a size-cat group without its cat that needs ``need`` more tiles, with
@@ -540,8 +563,8 @@ def _sentry(key: int, ci: int, need: int, libs_mask: int, free: int, points: int
     if not libs_mask:
         return None
     nlibs = libs_mask.bit_count()
-    room = dilate(libs_mask) & free
     if nlibs < need:
+        room = dilate(libs_mask) & free
         if room.bit_count() < need:
             return None
         affect = libs_mask | room
@@ -549,6 +572,14 @@ def _sentry(key: int, ci: int, need: int, libs_mask: int, free: int, points: int
         affect = libs_mask
     p = SIZE_CAT[need - 1][min(nlibs, 3) - 1][t1] if need <= t1 else 0.0
     return key, ci, need, nlibs, libs_mask, affect, points * p, p
+
+
+def _union(lst: list[tuple[int, int]]) -> int:
+    """The cells of all the placements of ``lst``."""
+    out = 0
+    for _, m in lst:
+        out |= m
+    return out
 
 
 def _walk(lst: list[tuple[int, int]], length: int, turns: int) -> tuple[int, int, int, int]:

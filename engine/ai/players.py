@@ -216,7 +216,7 @@ class _Base(abc.ABC):
         if not legal:
             raise ValueError("no legal move to choose from")
         if isinstance(legal[0], ChooseGoals):
-            return choose_draft(self._brain, view, legal, self._rng, self.draft_noise)
+            return self._draft(view, legal)
         cfg = view.public.config
         sv = view.public.seats[view.seat]
         ev = self._brain.evaluator(cfg, sv.goals)
@@ -229,6 +229,10 @@ class _Base(abc.ABC):
         for opt in options:
             opt.value = frame.value(opt.cell, opt.tile)
         return self._turn(view, legal, root, options, _Searcher(ev, rules, root))
+
+    def _draft(self, view: PrivateView, legal: list[Move]) -> Move:
+        """The goal draft: the arrangement the value function likes best."""
+        return choose_draft(self._brain, view, legal, self._rng, self.draft_noise)
 
     @abc.abstractmethod
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
@@ -315,6 +319,29 @@ class NormalPlayer(_Base):
         return best_move
 
 
+def _halving(n: int, plan: list[tuple[int, int | None]], futures: list[Future],
+             playout: Callable[[int, Future, int | None], float]) -> tuple[list[int], list[float]]:
+    """Successive halving over ``n`` choices: each round of ``plan`` (futures, depth) plays
+    every choice still in on the round's next futures (the same for each: common random
+    numbers), then the better half by the mean so far goes on. Returns the choices left and
+    each one's mean over the futures it was played on."""
+    sums = [0.0] * n
+    counts = [0] * n
+    alive = list(range(n))
+    pos = 0
+    for r, (k, depth) in enumerate(plan):
+        batch = futures[pos:pos + k]
+        pos += k
+        for i in alive:
+            for f in batch:
+                sums[i] += playout(i, f, depth)
+            counts[i] += len(batch)
+        if r < len(plan) - 1:
+            alive.sort(key=lambda i: -sums[i])  # stable: the earlier order among equals
+            alive = alive[: (len(alive) + 1) // 2]
+    return alive, [x / c if c else float("-inf") for x, c in zip(sums, counts, strict=True)]
+
+
 class StrongPlayer(_Base):
     """Two-turn search with sampled market refills: see the module docstring."""
 
@@ -338,6 +365,12 @@ class StrongPlayer(_Base):
     refine_top = 3
     refine_margin = 3.0
     refine_search_weight = 0.0  # weight of the search value (below the best) added to a mean
+    # the goal draft by playouts from the start (0: by the value function alone)
+    draft_playouts = 0
+    draft_depth: int | None = 8
+    draft_top = 6
+    draft_margin = 4.0
+    draft_rounds = 3
     refine_deny = False  # count what the market leaves the next player in the playouts' choice
     rounds = 1  # rounds of the halving (1: every move on the same futures, no halving)
     halve_futures = 6  # futures added in each later round, for the better half
@@ -448,42 +481,59 @@ class StrongPlayer(_Base):
             return best_move
         sim = SeatSim(view)
         seed = self._rng.getrandbits(64)
-        plan = self._plan(len(cands))
+        plan = self._plan(len(cands), self.playouts, self.playout_depth, self.rounds,
+                          self.halve_futures, self.halve_depth)
         futures = self._futures(sim, sum(n for n, _ in plan), seed)
-        sums = [0.0] * len(cands)
-        alive = list(range(len(cands)))
-        pos = 0
-        for r, (n, depth) in enumerate(plan):
-            batch = futures[pos:pos + n]
-            pos += n
-            for i in alive:
-                mv = cands[i][1]
-                total = 0.0
-                for f in batch:
-                    o = sim.play_out(mv, f, depth)
-                    total += o.total + o.bonus
-                sums[i] += total
-            if r < len(plan) - 1:
-                alive.sort(key=lambda i: -sums[i])  # stable: the search's order among equals
-                alive = alive[: (len(alive) + 1) // 2]
-        count = pos
+
+        def playout(i: int, f: Future, depth: int | None) -> float:
+            o = sim.play_out(cands[i][1], f, depth)
+            return o.total + o.bonus
+
+        alive, means = _halving(len(cands), plan, futures, playout)
 
         def final(i: int) -> float:
             v, mv = cands[i]
-            return (sums[i] / count + self.refine_search_weight * (v - best_v)
+            return (means[i] + self.refine_search_weight * (v - best_v)
                     - (deny.get(mv.market, 0.0) if deny else 0.0))
 
         return cands[max(alive, key=final)][1]
 
-    def _plan(self, n: int) -> list[tuple[int, int | None]]:
-        """(futures, depth) of each round of the halving for ``n`` moves: ``playouts`` futures
-        ``playout_depth`` turns deep for all, then ``halve_futures`` more futures
-        ``halve_depth`` deep for the better half, and so on (``rounds`` at most)."""
-        plan: list[tuple[int, int | None]] = [(self.playouts, self.playout_depth)]
+    def _draft(self, view: PrivateView, legal: list[Move]) -> Move:
+        """The goal draft: with ``draft_playouts``, the best few arrangements by the value
+        function (within ``draft_margin`` of the best, at most ``draft_top``) are played out
+        from the start on the same sampled futures, halving as the turns' playouts do."""
+        if not self.draft_playouts:
+            return super()._draft(view, legal)
+        ranked = sorted(((draft_value(self._brain, view, mv.goals), i, mv)
+                         for i, mv in enumerate(legal) if isinstance(mv, ChooseGoals)),
+                        key=lambda x: (-x[0], x[1]))
+        cands = [mv for v, _, mv in ranked if v >= ranked[0][0] - self.draft_margin]
+        cands = cands[: self.draft_top]
+        if len(cands) < 2:
+            return cands[0] if cands else legal[0]
+        sims = [SeatSim(view, goals=mv.goals) for mv in cands]
+        plan = self._plan(len(cands), self.draft_playouts, self.draft_depth, self.draft_rounds,
+                          self.draft_playouts, self.draft_depth)
+        futures = self._futures(sims[0], sum(n for n, _ in plan), self._rng.getrandbits(64))
+
+        def playout(i: int, f: Future, depth: int | None) -> float:
+            o = sims[i].play_from_start(f, depth)
+            return o.total + o.bonus
+
+        alive, means = _halving(len(cands), plan, futures, playout)
+        return cands[max(alive, key=lambda i: means[i])]
+
+    @staticmethod
+    def _plan(n: int, first: int, depth: int | None, rounds: int, more: int,
+              more_depth: int | None) -> list[tuple[int, int | None]]:
+        """(futures, depth) of each round of the halving for ``n`` choices: ``first`` futures
+        ``depth`` turns deep for all, then ``more`` futures ``more_depth`` deep for the better
+        half, and so on (``rounds`` at most)."""
+        plan: list[tuple[int, int | None]] = [(first, depth)]
         alive = n
-        while alive > 1 and len(plan) < self.rounds:
+        while alive > 1 and len(plan) < rounds:
             alive = (alive + 1) // 2
-            plan.append((self.halve_futures, self.halve_depth))
+            plan.append((more, more_depth))
         return plan
 
     def _draws(self, pool: list[int]) -> list[int]:
