@@ -361,9 +361,9 @@ class StrongPlayer(_Base):
     # played before the value function, how many moves and how far below the best; depth 8
     # with 8 futures gained as much but took three times as long as the search alone
     playouts = 6
-    playout_depth: int | None = 4
-    refine_top = 3
-    refine_margin = 3.0
+    playout_depth: int | None = 8
+    refine_top = 6
+    refine_margin = 5.0
     refine_search_weight = 0.0  # weight of the search value (below the best) added to a mean
     # the goal draft by playouts from the start (0: by the value function alone)
     draft_playouts = 0
@@ -372,7 +372,7 @@ class StrongPlayer(_Base):
     draft_margin = 4.0
     draft_rounds = 3
     refine_deny = False  # count what the market leaves the next player in the playouts' choice
-    rounds = 1  # rounds of the halving (1: every move on the same futures, no halving)
+    rounds = 3  # rounds of the halving (1: every move on the same futures, no halving)
     halve_futures = 6  # futures added in each later round, for the better half
     halve_depth: int | None = 8  # their depth (None: to the end of the game)
 
