@@ -20,12 +20,14 @@ seeded ``random.Random`` and nothing else random. They share the quilt model
   Against others it also weighs what its pick leaves in the market for the next player, whose
   quilt and goals are public: taking the tile that player wants most is worth something.
   Last, among its best few moves by that search (within :attr:`StrongPlayer.refine_margin`
-  points), it plays the one whose **playouts** end best: a few futures of the unseen tiles
-  sampled from its view, each move followed by a few turns of the rollout policy
-  (:mod:`engine.ai.rollout`, about the normal player) on the same futures, then valued by the
-  value function. The search misjudges what the next turns really offer (which tiles come,
-  which cells stay free); the playouts see it. On the same 200 solo deals this added
-  1.5 ± 0.6 points a game (see the README), mostly in cats, for about 1.4 times the time.
+  points, at most :attr:`StrongPlayer.refine_top`), it plays the one whose **playouts** end
+  best: futures of the unseen tiles sampled from its view, each move followed by turns of the
+  rollout policy (:mod:`engine.ai.rollout`, about the normal player) on the same futures, then
+  valued by the value function. The search misjudges what the next turns really offer (which
+  tiles come, which cells stay free); the playouts see it. The playouts are spent by
+  successive halving (:func:`_halving`): every candidate on the first futures, the better
+  half on more, and so on; the frame (:mod:`engine.ai.frame`), which values a placement from
+  what it changes, makes them cheap enough. Figures: ``docs/performance.md``.
 
 The goal draft (:func:`draft_value`) scores each arrangement of three of the offered goals by
 the value function of the empty quilt, whose goal part is the expected points of each goal from
@@ -357,9 +359,10 @@ class StrongPlayer(_Base):
     # strong's own gain one for one (a point for a rival is a point behind it; 2-player
     # duplicate games against normal: 0 and 0.5 won 65-66 %, 1.0 won 70 %, 1.5 won 74 %)
     deny_weight = 1.0
-    # the playouts that choose among the best searched moves: futures (0: none), own turns
-    # played before the value function, how many moves and how far below the best; depth 8
-    # with 8 futures gained as much but took three times as long as the search alone
+    # the playouts that choose among the best searched moves: futures of the first round (0:
+    # none), own turns played before the value function, how many moves and how far below the
+    # best (issue 21: 6 futures 4 deep for 3 moves within 3 points; with the frame, 8 deep
+    # for up to 6 moves within 5 points, halved over 3 rounds, costs 1.2-1.5 times that)
     playouts = 6
     playout_depth: int | None = 8
     refine_top = 6
