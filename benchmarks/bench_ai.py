@@ -660,6 +660,10 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
 
 
 def _convert(old: Any, value: str) -> Any:
+    if value.lower() == "none":
+        return None
+    if old is None:  # an optional number (a depth): whatever the text says
+        return float(value) if "." in value else int(value)
     if isinstance(old, bool):
         return value.lower() in ("1", "true", "yes", "on")
     if isinstance(old, int):
@@ -669,13 +673,53 @@ def _convert(old: Any, value: str) -> Any:
     return value
 
 
-def build_player(level: str, seed: int, overrides: dict[str, str]) -> Any:
-    """``make_player(level, seed)`` of the imported tree, with ``overrides`` applied."""
+def real_stream(state: Any) -> tuple[int, ...]:
+    """The tiles the bag of ``state`` will give, in order (the game's secret: benchmarks only)."""
+    from engine.bag import draw
+
+    bag, rng = state.bag, state.rng
+    out = []
+    while True:
+        bag, rng, t = draw(bag, rng)
+        if t is None:
+            return tuple(out)
+        out.append(t)
+
+
+def clairvoyant_class(strong: type) -> type:
+    """The clairvoyant reference: the strong player's search, told the real order of the bag
+    before each move (``see``) and using it wherever it would sample (its playouts' futures,
+    the next market's tiles). Solo games only; it lives here, out of the bot's reach."""
+    from engine.ai.rollout import Future
+
+    class Clairvoyant(strong):  # type: ignore[valid-type,misc]
+        level = "clairvoyant"
+        stream: tuple[int, ...] = ()
+
+        def see(self, state: Any) -> None:
+            self.stream = real_stream(state)
+
+        def _draws(self, pool: list[int]) -> list[int]:
+            return list(self.stream[:2])  # solo: the next market draws these two
+
+        def _futures(self, sim: Any, n: int, seed: int) -> list[Any]:
+            return [Future(self.stream, ())] * n
+
+    return Clairvoyant
+
+
+def build_player(level: str, seed: int, overrides: dict[str, str], ai: Any = None) -> Any:
+    """``make_player(level, seed)`` of the imported tree (or of the ``engine.ai`` package
+    ``ai``), with ``overrides`` applied; ``clairvoyant``: the clairvoyant reference."""
     from dataclasses import fields, replace
 
     import engine.ai
 
-    player: Any = engine.ai.make_player(level, seed)
+    ai = ai or engine.ai
+    if level == "clairvoyant":
+        player: Any = clairvoyant_class(ai.LEVELS["strong"])(seed)
+    else:
+        player = ai.make_player(level, seed)
     weights: dict[str, Any] = {}
     attributes: dict[str, Any] = {}
     for name, value in overrides.items():
@@ -725,6 +769,8 @@ def play_paired(task: tuple[str, str, dict[str, str], str, int, dict[str, Any]]
     while state.phase is not Phase_.OVER:
         legal = legal_(state, 0)
         view = view_(state, 0)
+        if hasattr(player, "see"):
+            player.see(state)
         t0, c0 = time.perf_counter(), time.process_time()
         move = player.choose(view, legal)
         cpu.append(time.process_time() - c0)
@@ -857,6 +903,113 @@ def paired(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- duplicate games
+
+
+def ai_package(tree: str) -> Any:
+    """The ``engine.ai`` package of an exported git revision, imported under a name of its own
+    beside this checkout's (its other engine modules are this checkout's: only ``engine/ai``
+    may differ between the two sides of a duplicate game). Made by :func:`alias_ai` first."""
+    import importlib
+
+    name, root = _alias_name(tree)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module(name)
+
+
+def _alias_name(tree: str) -> tuple[str, Path]:
+    return "ai_" + Path(tree).name.replace("-", "_"), Path(tree) / "_alias"
+
+
+def alias_ai(tree: str) -> None:
+    """Copy ``tree``'s engine/ai to a package of its own name, its imports renamed."""
+    import shutil
+
+    name, root = _alias_name(tree)
+    if (root / name).is_dir():
+        return
+    tmp = root / (name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(Path(tree) / "engine" / "ai", tmp)
+    for f in tmp.glob("*.py"):
+        text = f.read_text().replace("from engine.ai import", f"from {name} import")
+        f.write_text(text.replace("engine.ai.", name + "."))
+    tmp.rename(root / name)
+
+
+def play_duplicate(task: tuple[tuple[tuple[str, str, dict[str, str]], ...], int, bool]
+                   ) -> dict[str, Any]:
+    """One two-player standard game: A in seat 0 and B in seat 1 (``swap``: the other way)."""
+    specs, seed, swap = task
+    sides = ("B", "A") if swap else ("A", "B")
+    players = []
+    for i, side in enumerate(sides):
+        level, tree, overrides = specs["AB".index(side)]
+        players.append(build_player(level, seed * 31 + i, overrides,
+                                    ai_package(tree) if tree else None))
+    state = new_game(CATALOG, GameOptions(players=2), seed)
+    cpu: dict[str, list[float]] = {"A": [], "B": []}
+    while state.phase is not Phase.OVER:
+        seat = state.deciding_seat
+        assert seat is not None
+        legal = legal_moves(state, seat)
+        view = private_view(state, seat)
+        c0 = time.process_time()
+        move = players[seat].choose(view, legal)
+        cpu[sides[seat]].append(time.process_time() - c0)
+        state, _ = apply(state, move)
+    sheets = [breakdown(state.config, s) for s in state.seats]
+    _, winners, _ = rank(sheets)
+    return {"seed": seed, "sides": sides, "scores": [s["total"] for s in sheets],
+            "winners": winners, "cpu": cpu}
+
+
+def duplicate(args: argparse.Namespace) -> int:
+    """Duplicate two-player games between A and B: each deal played twice, seats swapped."""
+    specs = []
+    for spec in args.duplicate:
+        level, ref, overrides = parse_spec(spec)
+        tree = export_ref(ref) if ref else ""
+        if tree:
+            alias_ai(tree)
+        specs.append((level, tree, overrides))
+    tasks = [(tuple(specs), args.seed + 5000 + i, swap) for i in range(args.deals)
+             for swap in (False, True)]
+    print_machine()
+    print(f"workers: {args.workers}; {args.deals} deals (seeds {args.seed + 5000}-"
+          f"{args.seed + 5000 + args.deals - 1}), two games each")
+    t0 = time.time()
+    rows = list(pool_results(play_duplicate, tasks, args.workers, "games"))
+    print(f"{len(rows)} games in {time.time() - t0:.0f}s; at the end: {machine_line()}")
+    print(f"\nA = {args.duplicate[0]}\nB = {args.duplicate[1]}")
+    wins = {"A": 0.0, "B": 0.0}
+    score: dict[str, list[int]] = {"A": [], "B": []}
+    margin: dict[int, float] = defaultdict(float)
+    for r in rows:
+        for seat, side in enumerate(r["sides"]):
+            score[side].append(r["scores"][seat])
+            if seat in r["winners"]:
+                wins[side] += 1 / len(r["winners"])
+        b = r["sides"].index("B")
+        margin[r["seed"]] += r["scores"][b] - r["scores"][1 - b]
+    d = list(margin.values())
+    m, se = _mean_se(d)
+    for side in "AB":
+        print(f"{side}: wins {wins[side]:.1f} of {len(rows)} games "
+              f"({wins[side] / len(rows):.0%}), mean score {statistics.mean(score[side]):.2f}")
+    print(f"B - A over both seatings of a deal: {m:+.2f} ± {se:.2f} points (s.e.); B ahead in "
+          f"{sum(1 for x in d if x > 0)}, behind in {sum(1 for x in d if x < 0)}, even in "
+          f"{sum(1 for x in d if x == 0)} of {len(d)} deals")
+    for side in "AB":
+        cpu = [t for r in rows for t in r["cpu"][side]]
+        print(f"{side} CPU per move: median {1000 * statistics.median(cpu):.0f} ms, p99 "
+              f"{1000 * pct(cpu, 0.99):.0f} ms, max {1000 * max(cpu):.0f} ms")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows))
+    return 0
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -882,6 +1035,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--paired", nargs=2, metavar=("A", "B"),
                     help="compare two players LEVEL[@GITREF][:NAME=VALUE,...] on the same deals")
+    ap.add_argument("--duplicate", nargs=2, metavar=("A", "B"),
+                    help="duplicate two-player games between two players LEVEL[@GITREF][:...]")
+    ap.add_argument("--deals", type=int, default=100, help="with --duplicate: deals (two "
+                    "games each)")
     ap.add_argument("--scenario-numbers", default="1,2,3,4,5,6,7,8,9,10",
                     help="with --paired: which scenarios to play")
     ap.add_argument("--fit", type=int, metavar="N",
@@ -900,6 +1057,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate:
         sys.stdout.write(calibrate(args.calibrate, args.rounds, args.workers))
         return 0
+    if args.duplicate:
+        return duplicate(args)
     if args.paired:
         if args.scenarios is None:
             args.scenarios = 0

@@ -146,7 +146,8 @@ async def run(people: int, seconds: float, workers: int) -> dict[str, Any]:
         # The replies queued at the end still come (counted with their real wait); code from
         # before the queue left its refused ones to their timers (30 s grace, then a sweep):
         # those still missing now count with their age (a lower bound).
-        idle = getattr(m, "computers_idle", None)
+        # (the kernel's since issue 27; the manager's before)
+        idle = getattr(getattr(m, "kernel", m), "computers_idle", None)
         if idle is not None:
             await asyncio.wait_for(idle(), 120)
         now = time.perf_counter()

@@ -156,15 +156,21 @@ class Evaluator:
         turns = s.empty.bit_count()
         goals = self.goal_points(s, GOAL_M[turns] * self.w.goal_m)
         if turns == 0:
-            return s.score + sum(goals) + self._scenario(s, goals, None, None)
+            return s.score + sum(goals) + self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals,
+                                                              None, None)
         terms, extra = self._terms(s, turns, goals)
         wt = self._wt[turns]
         return (s.score + extra + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
                 + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6])
 
+    def weights_at(self, turns: int) -> tuple[float, ...]:
+        """The weight of each term of :data:`TERMS` with ``turns`` turns left."""
+        return self._wt[turns]
+
     def scenario_points(self, s: Quilt) -> float:
         """The bonus :meth:`value` gives a full quilt for the scenario's conditions met."""
-        return self._scenario(s, self.goal_points(s, 0.0), None, None)
+        return self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, self.goal_points(s, 0.0), None,
+                                   None)
 
     def terms(self, s: Quilt) -> tuple[float, ...]:
         """The unweighted potentials of a quilt that is not full, in :data:`TERMS` order (what
@@ -215,7 +221,7 @@ class Evaluator:
             buttons = [0.0] * 6
             for key, size, libs in f.colour.values():
                 buttons[key] += (b2 if size == 2 else b1)[libs - 1][turns]
-            extra += self._scenario(s, goals, cat_tokens, buttons)
+            extra += self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, cat_tokens, buttons)
         return (sum(goals), BUTTON_POINTS * pot2, BUTTON_POINTS * pot1, BUTTON_POINTS * chance,
                 size_total, shape1, shape2), extra
 
@@ -363,7 +369,7 @@ class Evaluator:
                 opened = f.opened[key]
                 if opened:
                     used = 0
-                    for k, m in self._shape_list(s, cat, key, opened, f.pattern_forbid[key]):
+                    for k, m in self.shape_list(s, cat, key, opened, f.pattern_forbid[key]):
                         if k >= length or k > turns:
                             break
                         if m & used:
@@ -379,8 +385,8 @@ class Evaluator:
         return total1, total2
 
     @staticmethod
-    def _shape_list(s: Quilt, cat: _Cat, key: int, opened: int, forbid: int
-                    ) -> list[tuple[int, int]]:
+    def shape_list(s: Quilt, cat: _Cat, key: int, opened: int, forbid: int
+                   ) -> list[tuple[int, int]]:
         """Open placements of the cat's shape for pattern ``key``, as sorted (empty cells, mask).
 
         Open: every cell an empty cell or an unscored tile of the pattern, none next to a group
@@ -407,9 +413,11 @@ class Evaluator:
         s.shapes[key] = (opened, forbid, lst)
         return lst
 
-    def _scenario(self, s: Quilt, goals: list[float], cat_tokens: list[float] | None,
-                  buttons: list[float] | None) -> float:
-        """Bonus for the scenario's conditions (solo achievement mode).
+    def scenario_extra(self, ccnt: tuple[int, ...], bcnt: tuple[int, ...], rainbow: bool,
+                       goals: list[float], cat_tokens: list[float] | None,
+                       buttons: list[float] | None) -> float:
+        """Bonus for the scenario's conditions (solo achievement mode), for a quilt with
+        ``ccnt`` cat tokens per cat, ``bcnt`` buttons per colour and ``rainbow``.
 
         Each condition is worth ``scenario_bonus`` once met; before that, a rough chance from the
         tokens earned plus those expected (``cat_tokens`` per cat, ``buttons`` per colour; None
@@ -420,8 +428,8 @@ class Evaluator:
             return 0.0
         bonus = self.w.scenario_bonus
         out = 0.0
-        cats = [n + (cat_tokens[i] if cat_tokens else 0.0) for i, n in enumerate(s.ccnt)]
-        if sc.rainbow and s.rainbow:
+        cats = [n + (cat_tokens[i] if cat_tokens else 0.0) for i, n in enumerate(ccnt)]
+        if sc.rainbow and rainbow:
             out += bonus
         if sc.cat_tokens:
             out += bonus * _chance(sum(cats), sc.cat_tokens)
@@ -430,7 +438,7 @@ class Evaluator:
         if sc.same_cat:
             out += bonus * _chance(max(cats), sc.same_cat)
         if sc.buttons_one_color:
-            per = [n + (buttons[i] if buttons else 0.0) for i, n in enumerate(s.bcnt)]
+            per = [n + (buttons[i] if buttons else 0.0) for i, n in enumerate(bcnt)]
             out += bonus * _chance(max(per), sc.buttons_one_color)
         if sc.goals_met or sc.goals_both:
             # goal expectations, normalised by each goal's one-way / both-ways value

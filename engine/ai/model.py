@@ -74,6 +74,7 @@ class Quilt:
         "cm",
         "empty",
         "features",
+        "frame",
         "goal_keys",
         "nid",
         "parent",
@@ -102,8 +103,9 @@ class Quilt:
     # evaluation caches, derived from the parent's where the last placement allows
     parent: Quilt | None  # the quilt this one was made from by one placement
     cell: int  # the cell of that placement (-1 for a quilt built from a view)
-    shapes: dict[int, tuple[int, int, list[tuple[int, int]]]]  # see Evaluator._shape_list
+    shapes: dict[int, tuple[int, int, list[tuple[int, int]]]]  # see Evaluator.shape_list
     features: object  # engine.ai.evaluate.Features, or None until evaluated
+    frame: object  # engine.ai.frame.Frame of its placements, or None until asked
     goal_keys: list[tuple[tuple[int, ...], tuple[int, ...]]] | None
 
     @property
@@ -198,6 +200,7 @@ class Rules:
         s.shapes = {}
         s.goal_keys = None
         s.features = None
+        s.frame = None
         return s
 
     def place(self, s: Quilt, cell: int, t: int) -> Quilt:
@@ -255,4 +258,5 @@ class Rules:
         n.shapes = {}
         n.goal_keys = None
         n.features = None
+        n.frame = None
         return n

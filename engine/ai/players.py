@@ -20,12 +20,14 @@ seeded ``random.Random`` and nothing else random. They share the quilt model
   Against others it also weighs what its pick leaves in the market for the next player, whose
   quilt and goals are public: taking the tile that player wants most is worth something.
   Last, among its best few moves by that search (within :attr:`StrongPlayer.refine_margin`
-  points), it plays the one whose **playouts** end best: a few futures of the unseen tiles
-  sampled from its view, each move followed by a few turns of the rollout policy
-  (:mod:`engine.ai.rollout`, about the normal player) on the same futures, then valued by the
-  value function. The search misjudges what the next turns really offer (which tiles come,
-  which cells stay free); the playouts see it. On the same 200 solo deals this added
-  1.5 ± 0.6 points a game (see the README), mostly in cats, for about 1.4 times the time.
+  points, at most :attr:`StrongPlayer.refine_top`), it plays the one whose **playouts** end
+  best: futures of the unseen tiles sampled from its view, each move followed by turns of the
+  rollout policy (:mod:`engine.ai.rollout`, about the normal player) on the same futures, then
+  valued by the value function. The search misjudges what the next turns really offer (which
+  tiles come, which cells stay free); the playouts see it. The playouts are spent by
+  successive halving (:func:`_halving`): every candidate on the first futures, the better
+  half on more, and so on; the frame (:mod:`engine.ai.frame`), which values a placement from
+  what it changes, makes them cheap enough. Figures: ``docs/performance.md``.
 
 The goal draft (:func:`draft_value`) scores each arrangement of three of the offered goals by
 the value function of the empty quilt, whose goal part is the expected points of each goal from
@@ -42,8 +44,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from engine.ai.evaluate import DEFAULT, Evaluator, Weights
+from engine.ai.frame import frame_of
 from engine.ai.model import Quilt, Rules
-from engine.ai.rollout import SeatSim
+from engine.ai.rollout import Future, SeatSim
 from engine.ai.seen import own_quilt, sample_tiles, seat_quilt, unseen_counts
 from engine.config import GameConfig
 from engine.hexgrid import NEIGHBOURS
@@ -68,7 +71,7 @@ EASY_WEIGHTS = replace(DEFAULT, button=0.4, button1=0.4, size_cat=0.45, shape_ca
                        shape_cat2=0.0, rainbow=0.0, goal=0.7)
 
 
-_Fit = Callable[[int], tuple[float, "Quilt | None"]]
+_Fit = Callable[[int], float]
 _Tops = Callable[[int], list[tuple[float, "Quilt"]]]
 
 
@@ -167,41 +170,37 @@ def _picked(view: PrivateView, mv: PlaceTile) -> int | None:
 
 
 class _Searcher:
-    """Evaluation helpers bound to one turn: evaluator, rules and a cache of best placements."""
+    """Evaluation helpers bound to one turn: evaluator and rules; the placements valued on a
+    quilt are kept with it (:mod:`engine.ai.frame`)."""
 
-    def __init__(self, ev: Evaluator, rules: Rules) -> None:
+    def __init__(self, ev: Evaluator, rules: Rules, root: Quilt | None = None) -> None:
         self.ev = ev
         self.rules = rules
+        self.root = root
+
+    def state(self, opt: _Option) -> Quilt:
+        """The quilt after the option's placement on the root (made when first asked)."""
+        if opt.state is None:
+            assert self.root is not None
+            opt.state = self.rules.place(self.root, opt.cell, opt.tile)
+        return opt.state
+
+    def best_value(self, s: Quilt, t: int) -> float:
+        """Best value reachable by placing ``t`` anywhere on ``s`` (-inf: no empty cell)."""
+        return frame_of(self.ev, s).best(t, s.empty)[0]
 
     def best_placement(self, s: Quilt, t: int) -> tuple[float, Quilt | None]:
         """Best value reachable by placing ``t`` anywhere on ``s`` (and the quilt it makes)."""
-        place = self.rules.place
-        value = self.ev.value
-        best_v = float("-inf")
-        best_s: Quilt | None = None
-        e = s.empty
-        while e:
-            low = e & -e
-            e ^= low
-            child = place(s, low.bit_length() - 1, t)
-            v = value(child)
-            if v > best_v:
-                best_v, best_s = v, child
-        return best_v, best_s
+        v, c = frame_of(self.ev, s).best(t, s.empty)
+        return v, (self.rules.place(s, c, t) if c >= 0 else None)
 
     def top_placements(self, s: Quilt, t: int, k: int) -> list[tuple[float, Quilt]]:
-        """The ``k`` best placements of ``t`` on ``s``: (value, quilt), best first."""
+        """The ``k`` best placements of ``t`` on ``s``: (value, quilt), best first (the lower
+        cell first among equal values)."""
+        out = frame_of(self.ev, s).values(t, s.empty)
+        out.sort(key=lambda x: (-x[0], x[1]))
         place = self.rules.place
-        value = self.ev.value
-        out: list[tuple[float, int, Quilt]] = []
-        e = s.empty
-        while e:
-            low = e & -e
-            e ^= low
-            child = place(s, low.bit_length() - 1, t)
-            out.append((value(child), -low, child))
-        out.sort(key=lambda x: (x[0], x[1]), reverse=True)
-        return [(v, q) for v, _, q in out[:k]]
+        return [(v, place(s, c, t)) for v, c in out[:k]]
 
 
 class _Base(abc.ABC):
@@ -219,20 +218,23 @@ class _Base(abc.ABC):
         if not legal:
             raise ValueError("no legal move to choose from")
         if isinstance(legal[0], ChooseGoals):
-            return choose_draft(self._brain, view, legal, self._rng, self.draft_noise)
+            return self._draft(view, legal)
         cfg = view.public.config
         sv = view.public.seats[view.seat]
         ev = self._brain.evaluator(cfg, sv.goals)
         rules = self._brain.rules(cfg)
         root = own_quilt(view, rules)
-        ev.features(root)  # children derive their features from the root's
         options = _options(view, legal)
         if not options:
             return self._rng.choice(legal)
+        frame = frame_of(ev, root)  # children derive their features from the root's
         for opt in options:
-            opt.state = rules.place(root, opt.cell, opt.tile)
-            opt.value = ev.value(opt.state)
-        return self._turn(view, legal, root, options, _Searcher(ev, rules))
+            opt.value = frame.value(opt.cell, opt.tile)
+        return self._turn(view, legal, root, options, _Searcher(ev, rules, root))
+
+    def _draft(self, view: PrivateView, legal: list[Move]) -> Move:
+        """The goal draft: the arrangement the value function likes best."""
+        return choose_draft(self._brain, view, legal, self._rng, self.draft_noise)
 
     @abc.abstractmethod
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
@@ -251,11 +253,11 @@ class EasyPlayer(_Base):
     def _turn(self, view: PrivateView, legal: list[Move], root: Quilt, options: list[_Option],
               search: _Searcher) -> Move:
         rng = self._rng
-        earned_now = max(o.state.score if o.state else 0 for o in options)
+        earned_now = max(search.state(o).score for o in options)
         scored = []
         for o in options:
             v = o.value + rng.gauss(0.0, self.noise)
-            if o.state is not None and o.state.score < earned_now:
+            if search.state(o).score < earned_now:
                 v -= 2.0  # never leave a visible token on the table for noise's sake
             scored.append((v, rng.random(), o))
         scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
@@ -304,20 +306,42 @@ class NormalPlayer(_Base):
         best_v = float("-inf")
         fit_cache: dict[tuple[int, int], float] = {}
         for i, opt in enumerate(options[: self.top]):
-            assert opt.state is not None
+            state = search.state(opt)
             for mv in opt.moves:
                 t = _picked(view, mv)
                 gain = 0.0
                 if t is not None:
                     key = (i, t)
                     if key not in fit_cache:
-                        v2, _ = search.best_placement(opt.state, t)
-                        fit_cache[key] = v2 - opt.value
+                        fit_cache[key] = search.best_value(state, t) - opt.value
                     gain = fit_cache[key]
                 v = opt.value + self.pick_weight * gain
                 if v > best_v:
                     best_move, best_v = mv, v
         return best_move
+
+
+def _halving(n: int, plan: list[tuple[int, int | None]], futures: list[Future],
+             playout: Callable[[int, Future, int | None], float]) -> tuple[list[int], list[float]]:
+    """Successive halving over ``n`` choices: each round of ``plan`` (futures, depth) plays
+    every choice still in on the round's next futures (the same for each: common random
+    numbers), then the better half by the mean so far goes on. Returns the choices left and
+    each one's mean over the futures it was played on."""
+    sums = [0.0] * n
+    counts = [0] * n
+    alive = list(range(n))
+    pos = 0
+    for r, (k, depth) in enumerate(plan):
+        batch = futures[pos:pos + k]
+        pos += k
+        for i in alive:
+            for f in batch:
+                sums[i] += playout(i, f, depth)
+            counts[i] += len(batch)
+        if r < len(plan) - 1:
+            alive.sort(key=lambda i: -sums[i])  # stable: the earlier order among equals
+            alive = alive[: (len(alive) + 1) // 2]
+    return alive, [x / c if c else float("-inf") for x, c in zip(sums, counts, strict=True)]
 
 
 class StrongPlayer(_Base):
@@ -335,14 +359,25 @@ class StrongPlayer(_Base):
     # strong's own gain one for one (a point for a rival is a point behind it; 2-player
     # duplicate games against normal: 0 and 0.5 won 65-66 %, 1.0 won 70 %, 1.5 won 74 %)
     deny_weight = 1.0
-    # the playouts that choose among the best searched moves: futures (0: none), own turns
-    # played before the value function, how many moves and how far below the best; depth 8
-    # with 8 futures gained as much but took three times as long as the search alone
+    # the playouts that choose among the best searched moves: futures of the first round (0:
+    # none), own turns played before the value function, how many moves and how far below the
+    # best (issue 21: 6 futures 4 deep for 3 moves within 3 points; with the frame, 8 deep
+    # for up to 6 moves within 5 points, halved over 3 rounds, costs 1.2-1.5 times that)
     playouts = 6
-    playout_depth = 4
-    refine_top = 3
-    refine_margin = 3.0
+    playout_depth: int | None = 8
+    refine_top = 6
+    refine_margin = 5.0
     refine_search_weight = 0.0  # weight of the search value (below the best) added to a mean
+    # the goal draft by playouts from the start (0: by the value function alone)
+    draft_playouts = 0
+    draft_depth: int | None = 8
+    draft_top = 6
+    draft_margin = 4.0
+    draft_rounds = 3
+    refine_deny = False  # count what the market leaves the next player in the playouts' choice
+    rounds = 3  # rounds of the halving (1: every move on the same futures, no halving)
+    halve_futures = 6  # futures added in each later round, for the better half
+    halve_depth: int | None = 8  # their depth (None: to the end of the game)
 
     def __init__(self, seed: int, width: int | None = None, samples: int | None = None,
                  pool: int | None = None) -> None:
@@ -367,16 +402,13 @@ class StrongPlayer(_Base):
             return options[0].moves[0]
         solo = view.public.config.solo
         pool = unseen_counts(view)
-        draws = sample_tiles(pool, self.samples, self._rng)
-        memos: dict[int, dict[int, tuple[float, Quilt | None]]] = {}
+        draws = self._draws(pool)
         # preselect: the placements that go best with the other hand tile placed next turn,
         # plus the best few on their own
         pre: list[tuple[float, int]] = []
         for i, opt in enumerate(options[: self.pool]):
-            assert opt.state is not None and opt.source is not None
-            got = search.best_placement(opt.state, hand[1 - opt.source])
-            memos[i] = {hand[1 - opt.source]: got}
-            pre.append((got[0], i))
+            assert opt.source is not None
+            pre.append((search.best_value(search.state(opt), hand[1 - opt.source]), i))
         pre.sort(reverse=True)
         chosen = {i for _, i in pre[: self.width]} | set(range(min(self.keep, len(options))))
         deny = {} if solo else self._denial(view, search)
@@ -385,18 +417,12 @@ class StrongPlayer(_Base):
         scored: list[tuple[float, PlaceTile]] = []
         for i in sorted(chosen):
             opt = options[i]
-            child = opt.state
-            assert child is not None and opt.source is not None
+            child = search.state(opt)
+            assert opt.source is not None
             other = hand[1 - opt.source]
-            fits = memos[i]
 
-            def fit(t: int, s: Quilt = child, memo: dict[int, tuple[float, Quilt | None]] = fits
-                    ) -> tuple[float, Quilt | None]:
-                got = memo.get(t)
-                if got is None:
-                    got = search.best_placement(s, t)
-                    memo[t] = got
-                return got
+            def fit(t: int, s: Quilt = child) -> float:
+                return search.best_value(s, t)
 
             tops_memo: dict[int, list[tuple[float, Quilt]]] = {}
 
@@ -410,7 +436,7 @@ class StrongPlayer(_Base):
                 return got
 
             # value of what the next market may offer, from sampled tiles
-            sample_gain = [fit(t)[0] - opt.value for t in draws]
+            sample_gain = [fit(t) - opt.value for t in draws]
             mean_gain = sum(sample_gain) / len(sample_gain) if sample_gain else 0.0
             for mv in opt.moves:
                 picked = _picked(view, mv)
@@ -422,7 +448,7 @@ class StrongPlayer(_Base):
                         kept = self._kept(market, mv.market)
                         if kept is not None:
                             # the conveyor keeps one known tile for the next market
-                            gk = fit(kept)[0] - opt.value
+                            gk = fit(kept) - opt.value
                             v += self.market_weight * max(0.0, gk - mean_gain)
                     if turns_after > 2:
                         v += self.market_weight * mean_gain
@@ -431,13 +457,19 @@ class StrongPlayer(_Base):
                 if v > best_v:
                     best_move, best_v = mv, v
         if self.playouts and turns_after > 1:
-            return self._refine(view, scored, best_move, best_v)
+            return self._refine(view, scored, best_move, best_v,
+                                deny if self.refine_deny else None)
         return best_move
 
     def _refine(self, view: PrivateView, scored: list[tuple[float, PlaceTile]],
-                best_move: Move, best_v: float) -> Move:
-        """Among the searched moves within ``refine_margin`` of the best, the one whose playouts
-        (:mod:`engine.ai.rollout`, the same sampled futures for each) end best on average."""
+                best_move: Move, best_v: float, deny: dict[int | None, float] | None = None
+                ) -> Move:
+        """Among the searched moves within ``refine_margin`` of the best (at most
+        ``refine_top``), the one whose playouts (:mod:`engine.ai.rollout`) end best on average,
+        by successive halving: every move is played out on the same sampled futures, the
+        better half goes on to more futures (the same for each, played ``halve_depth`` turns
+        deep), and so on until one is left or ``rounds`` are played. ``deny`` (against others):
+        what each market slot taken leaves the next player, subtracted from the mean."""
         scored.sort(key=lambda x: x[0], reverse=True)
         cands: list[tuple[float, PlaceTile]] = []
         seen: set[tuple[int, int | None, int | None]] = set()
@@ -451,31 +483,85 @@ class StrongPlayer(_Base):
         if len(cands) < 2:
             return best_move
         sim = SeatSim(view)
-        futures = sim.sample_futures(self.playouts, self._rng.getrandbits(64))
-        best_r = float("-inf")
-        for v, mv in cands:
-            r = 0.0
-            for f in futures:
-                o = sim.play_out(mv, f, self.playout_depth)
-                r += o.total + o.bonus
-            r = r / len(futures) + self.refine_search_weight * (v - best_v)
-            if r > best_r:
-                best_move, best_r = mv, r
-        return best_move
+        seed = self._rng.getrandbits(64)
+        plan = self._plan(len(cands), self.playouts, self.playout_depth, self.rounds,
+                          self.halve_futures, self.halve_depth)
+        futures = self._futures(sim, sum(n for n, _ in plan), seed)
+
+        def playout(i: int, f: Future, depth: int | None) -> float:
+            o = sim.play_out(cands[i][1], f, depth)
+            return o.total + o.bonus
+
+        alive, means = _halving(len(cands), plan, futures, playout)
+
+        def final(i: int) -> float:
+            v, mv = cands[i]
+            return (means[i] + self.refine_search_weight * (v - best_v)
+                    - (deny.get(mv.market, 0.0) if deny else 0.0))
+
+        return cands[max(alive, key=final)][1]
+
+    def _draft(self, view: PrivateView, legal: list[Move]) -> Move:
+        """The goal draft: with ``draft_playouts``, the best few arrangements by the value
+        function (within ``draft_margin`` of the best, at most ``draft_top``) are played out
+        from the start on the same sampled futures, halving as the turns' playouts do."""
+        if not self.draft_playouts:
+            return super()._draft(view, legal)
+        ranked = sorted(((draft_value(self._brain, view, mv.goals), i, mv)
+                         for i, mv in enumerate(legal) if isinstance(mv, ChooseGoals)),
+                        key=lambda x: (-x[0], x[1]))
+        cands = [mv for v, _, mv in ranked if v >= ranked[0][0] - self.draft_margin]
+        cands = cands[: self.draft_top]
+        if len(cands) < 2:
+            return cands[0] if cands else legal[0]
+        sims = [SeatSim(view, goals=mv.goals) for mv in cands]
+        plan = self._plan(len(cands), self.draft_playouts, self.draft_depth, self.draft_rounds,
+                          self.draft_playouts, self.draft_depth)
+        futures = self._futures(sims[0], sum(n for n, _ in plan), self._rng.getrandbits(64))
+
+        def playout(i: int, f: Future, depth: int | None) -> float:
+            o = sims[i].play_from_start(f, depth)
+            return o.total + o.bonus
+
+        alive, means = _halving(len(cands), plan, futures, playout)
+        return cands[max(alive, key=lambda i: means[i])]
+
+    @staticmethod
+    def _plan(n: int, first: int, depth: int | None, rounds: int, more: int,
+              more_depth: int | None) -> list[tuple[int, int | None]]:
+        """(futures, depth) of each round of the halving for ``n`` choices: ``first`` futures
+        ``depth`` turns deep for all, then ``more`` futures ``more_depth`` deep for the better
+        half, and so on (``rounds`` at most)."""
+        plan: list[tuple[int, int | None]] = [(first, depth)]
+        alive = n
+        while alive > 1 and len(plan) < rounds:
+            alive = (alive + 1) // 2
+            plan.append((more, more_depth))
+        return plan
+
+    def _draws(self, pool: list[int]) -> list[int]:
+        """Tiles that may come to the market next, sampled from the unseen ``pool`` (counts
+        per kind)."""
+        return sample_tiles(pool, self.samples, self._rng)
+
+    def _futures(self, sim: SeatSim, n: int, seed: int) -> list[Future]:
+        """``n`` sampled futures of what the seat cannot see (a benchmark's clairvoyant
+        reference gives the real one instead: never the bot)."""
+        return sim.sample_futures(n, seed)
 
     def _two_tiles(self, search: _Searcher, fit: _Fit, tops: _Tops, other: int, picked: int,
                    turns_after: int) -> float:
         """Best of placing either hand tile next turn, the other one valued by its best spot
         after that (``leftover_weight`` of its gain: it may yet be swapped for a better one)."""
-        va, sa = fit(other)
-        vb, sb = fit(picked)
-        if turns_after == 1 or sa is None or sb is None:
+        va = fit(other)
+        vb = fit(picked)
+        if turns_after == 1:
             return max(va, vb)
         lw = self.leftover_weight
         best = float("-inf")
         for first, second in ((other, picked), (picked, other)):
             for v1, s1 in tops(first):
-                v2, _ = search.best_placement(s1, second)
+                v2 = search.best_value(s1, second)
                 best = max(best, v1 + lw * (v2 - v1))
         return best
 
@@ -495,7 +581,7 @@ class StrongPlayer(_Base):
         gains: dict[int, float] = {}
         for t in pub.market:
             if t is not None and t not in gains:
-                gains[t] = opp.best_placement(oq, t)[0] - base
+                gains[t] = opp.best_value(oq, t) - base
         weight = self.deny_weight / (pub.config.players - 1)
         out: dict[int | None, float] = {}
         for k, t in enumerate(pub.market):

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.ai.evaluate import DEFAULT, Evaluator, Weights
+from engine.ai.frame import frame_of
 from engine.ai.leaf import LEAF_OFFSET
 from engine.ai.model import INNER_MASK, Quilt, Rules, bits
 from engine.ai.seen import own_quilt, unseen_counts
@@ -75,8 +76,8 @@ DEFAULT_DEPTH = 8  # turns of the seat played out before the leaf estimate
 _MASK64 = (1 << 64) - 1
 _RESTRICTED = (Restriction.ADJACENT, Restriction.SAME_COLOR, Restriction.SAME_PATTERN)
 
-# (value, cell, quilt after) of a tile's best placement on a quilt
-Best = tuple[float, int, Quilt | None]
+# (value, cell) of a tile's best placement on a quilt (cell -1: no cell to place it on)
+Best = tuple[float, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +154,9 @@ class SeatSim:
         # Before the first turn (a draft view): the seats that play before this one.
         self.first_round = (view.seat - pub.first_seat) % players
         self.unseen = tuple(unseen_counts(view))
-        self._cache: dict[tuple[tuple[int, ...], int, int], Best] = {}
+        # one quilt object per position reached (its frame, with the placements valued on
+        # it, serves every playout that reaches it)
+        self._quilts: dict[tuple[int, ...], Quilt] = {}
 
     # ------------------------------------------------------------------ futures
 
@@ -185,7 +188,7 @@ class SeatSim:
 
     def after(self, move: PlaceTile) -> Quilt:
         """The seat's quilt model once ``move``'s tile is placed (nothing sampled)."""
-        return self.rules.place(self.root, move.cell, self.tile_of(move))
+        return self.child(self.root, move.cell, self.tile_of(move))
 
     def value_after(self, move: PlaceTile) -> float:
         """The value function's estimate of the quilt once ``move``'s tile is placed."""
@@ -201,7 +204,7 @@ class SeatSim:
         hand = list(self.hand)
         if move.hand is not None:
             del hand[move.hand]
-        q = self.rules.place(self.root, move.cell, self.tile_of(move))
+        q = self.after(move)
         if move.market is not None:
             got = run.take(move.market)
             if move.hand is not None and got is not None:
@@ -224,21 +227,21 @@ class SeatSim:
         if self.no_hand:
             slots = [i for i, t in enumerate(self.market) if t is not None]
             tiles = [t for t in self.market if t is not None]
-            best: Best = (float("-inf"), -1, None)
+            best: Best = (float("-inf"), -1)
             best_slot = -1
             for i, t, m in zip(slots, tiles, self.allowed(q, tiles), strict=True):
                 got = self.best(q, t, m)
                 if got[0] > best[0]:
                     best, best_slot = got, i
             return PlaceTile(self.seat, best[1], None, best_slot)
-        best = (float("-inf"), -1, None)
+        best = (float("-inf"), -1)
         best_i = -1
         for i, (t, m) in enumerate(zip(self.hand, self.allowed(q, self.hand), strict=True)):
             got = self.best(q, t, m)
             if got[0] > best[0]:
                 best, best_i = got, i
-        nq = best[2]
-        assert nq is not None
+        assert best[1] >= 0
+        nq = self.child(q, best[1], self.hand[best_i])
         pick: int | None = None
         if nq.empty:
             pick_v = float("-inf")
@@ -332,33 +335,25 @@ class SeatSim:
         return masks
 
     def best(self, q: Quilt, t: int, mask: int) -> Best:
-        """The best placement of ``t`` on a cell of ``mask`` by the value function.
+        """The best placement of ``t`` on a cell of ``mask`` by the value function
+        (:mod:`engine.ai.frame`).
 
         Playouts from one decision often reach the same quilt with the same tile (the tile kept
-        in the hand is placed on the same quilt in every future, and so on), so results are
-        kept per (quilt, tile, cells) for the life of this object."""
-        key = (tuple(q.q), t, mask)
-        got = self._cache.get(key)
-        if got is None:
-            got = self._best(q, t, mask)
-            self._cache[key] = got
-        return got
+        in the hand is placed on the same quilt in every future, and so on): quilts reached
+        are kept one object per position (:meth:`child`), and each keeps what was asked of it
+        for the life of this object."""
+        return frame_of(self.evaluator, q).best(t, mask)
 
-    def _best(self, q: Quilt, t: int, mask: int) -> Best:
-        place = self.rules.place
-        value = self.evaluator.value
-        best_v = float("-inf")
-        best_c = -1
-        best_q: Quilt | None = None
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            c = low.bit_length() - 1
-            child = place(q, c, t)
-            v = value(child)
-            if v > best_v:
-                best_v, best_c, best_q = v, c, child
-        return best_v, best_c, best_q
+    def child(self, q: Quilt, c: int, t: int) -> Quilt:
+        """The quilt once ``t`` is placed on ``c`` of ``q``: the same object for the same
+        position each time it is reached."""
+        n = self.rules.place(q, c, t)
+        key = tuple(n.q)
+        got = self._quilts.get(key)
+        if got is None:
+            self._quilts[key] = n
+            return n
+        return got
 
 
 def mean_outcome(outcomes: Sequence[Outcome]) -> tuple[float, tuple[float, ...]]:
@@ -436,17 +431,18 @@ class _Run:
         if sim.no_hand:
             slots = [i for i, t in enumerate(market) if t is not None]
             tiles = [t for t in market if t is not None]
-            best: Best = (float("-inf"), -1, None)
+            best: Best = (float("-inf"), -1)
             best_slot = -1
             for i, t, m in zip(slots, tiles, sim.allowed(q, tiles), strict=True):
                 got = sim.best(q, t, m)
                 if got[0] > best[0]:
                     best, best_slot = got, i
-            if best[2] is None:
+            if best[1] < 0:
                 return None
-            self.take(best_slot)
-            return best[2]
-        best = (float("-inf"), -1, None)
+            taken = self.take(best_slot)
+            assert taken is not None
+            return sim.child(q, best[1], taken)
+        best = (float("-inf"), -1)
         best_i = -1
         for i, (t, m) in enumerate(zip(hand, sim.allowed(q, hand), strict=True)):
             known = memo.get(t) if m == q.empty else None
@@ -454,9 +450,9 @@ class _Run:
             if placed[0] > best[0]:
                 best, best_i = placed, i
         memo.clear()
-        nq = best[2]
-        if nq is None:
+        if best[1] < 0:
             return None
+        nq = sim.child(q, best[1], hand[best_i])
         del hand[best_i]
         if nq.empty:  # not the 22nd turn: take the market tile that places best next
             pick = -1

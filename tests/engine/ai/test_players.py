@@ -211,6 +211,7 @@ def test_strong_plays_out_its_best_moves(catalog: Catalog, seed: int) -> None:
     moves = [m for m in legal_moves(state, 0)
              if isinstance(m, PlaceTile) and m.market is not None][::7][:5]
     player = StrongPlayer(seed)
+    player.rounds, player.playout_depth = 1, 4  # one round (the halving is tested below)
     probe = random.Random()
     probe.setstate(player._rng.getstate())
     sim = SeatSim(view)
@@ -230,3 +231,31 @@ def test_strong_plays_out_its_best_moves(catalog: Catalog, seed: int) -> None:
     scored.append((10.0 - player.refine_margin - 1.0, top))
     chosen = player._refine(view, scored, near[0], 10.0)
     assert chosen == by_mean[1] != near[0]
+
+
+def test_halving_plays_the_better_half_on_more_futures() -> None:
+    """Successive halving: every choice is played on the first futures, only the better half
+    (by its mean so far) on the next ones, and the choice left is the best of the last round's
+    field; a choice dropped early is never played again, however well it would have done."""
+    from engine.ai.players import _halving
+    from engine.ai.rollout import Future
+
+    futures = [Future((k,), ()) for k in range(12)]
+    # choice i's playout on future k: 3 leads on the first four futures, then 2; 0 and 1
+    # would do far better later but are dropped after the first round
+    value = {0: [0.0] * 4 + [99.0] * 8, 1: [5.0] * 4 + [9.0] * 8, 2: [6.0] * 4 + [1.0] * 8,
+             3: [7.0] * 4 + [2.0] * 8}
+    played: dict[int, list[int]] = {i: [] for i in value}
+    depths: list[int | None] = []
+
+    def playout(i: int, f: Future, depth: int | None) -> float:
+        played[i].append(f.stream[0])
+        depths.append(depth)
+        return value[i][f.stream[0]]
+
+    alive, means = _halving(4, [(4, 2), (4, 8), (4, None)], futures, playout)
+    assert played[0] == played[1] == [0, 1, 2, 3]  # means 0 and 5: the worse half
+    assert played[2] == list(range(8))  # second round: 6 and 1 against 7 and 2, dropped
+    assert played[3] == list(range(12))
+    assert alive == [3] and means[3] == pytest.approx((4 * 7.0 + 8 * 2.0) / 12)
+    assert set(depths) == {2, 8, None}
