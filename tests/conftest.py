@@ -66,6 +66,9 @@ SLOW: dict[str, frozenset[str] | None] = {
     "tests/core/test_workers.py": None,
     # Every text of a whole 4-player replay, drawn with empty sprite caches: 3-7 s.
     "tests/render/test_legibility.py": frozenset({"test_replay_frames_read_at_phone_width"}),
+    # The web site through the real client and the stand-in (5-8 s), and in a real browser.
+    "tests/web/test_discord.py": None,
+    "tests/web/test_browser.py": None,
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

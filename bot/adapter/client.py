@@ -44,7 +44,7 @@ from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
-from bot.adapter.ui import flows, images
+from bot.adapter.ui import flows, images, weblinks
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core import servers
 from bot.core.clock import Clock
@@ -143,6 +143,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
+        self.site: HealthServer | None = None  # the companion web site (bot/web)
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
 
     # ------------------------------------------------------------------ plumbing
@@ -245,6 +246,7 @@ class CalicoBot(commands.AutoShardedBot):
                 version=_version(), thresholds=thresholds)
             log.info("health and metrics on http://%s:%d/", self.settings.health_host,
                      self.health.port)
+        await self._start_site()
         if self.background:
             self._tasks.append(asyncio.create_task(self._run_dispatcher(), name="calico-outbox"))
             self._tasks.append(asyncio.create_task(self.sweeper.run_forever(),
@@ -320,6 +322,20 @@ class CalicoBot(commands.AutoShardedBot):
         except Exception:
             log.exception("starting the computer players' processes failed")
 
+    async def _start_site(self) -> None:
+        """The companion web site (issue #32) on its own listener, and the Link buttons under
+        posts, when CALICO_WEB_PORT and CALICO_WEB_SECRET are set."""
+        st = self.settings
+        secret = st.web_secret.get_secret_value()
+        weblinks.configure(st.web_base_url if st.web_on else "", secret)
+        if st.web_on and st.web_port is not None:
+            from bot.web.app import start_site
+
+            self.site = await start_site(self.kernel, secret, port=st.web_port,
+                                         host=st.web_host,
+                                         rate_per_minute=st.web_rate_per_minute,
+                                         trust_proxy=st.web_trust_proxy)
+
     # ------------------------------------------------------------------ stop
 
     async def close(self) -> None:
@@ -359,6 +375,8 @@ class CalicoBot(commands.AutoShardedBot):
         self._tasks.clear()
         self._side_tasks.clear()
         await super().close()
+        if self.site is not None:
+            await self.site.stop()
         if self.health is not None:
             await self.health.stop()
         if self._manager is not None:

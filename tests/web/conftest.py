@@ -19,6 +19,7 @@ from bot.web import links
 from bot.web.app import make_app
 from bot.web.links import Signer
 from tests.core.conftest import ANN, BOB, CAT, DAN, GUILD, new_game, play_out, seeds
+from tests.fakediscord.fixtures import discord_env  # noqa: F401  (the stand-in's fixture)
 
 SECRET = "test-secret-not-a-real-one"
 SCRIPT = "<script>alert(1)</script>"

@@ -20,7 +20,7 @@ from bot.adapter import postmarks
 from bot.adapter.context import app_of, user_ref
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import images, items, respond
+from bot.adapter.ui import images, items, respond, weblinks
 from bot.adapter.ui import lobby as lobby_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import queries, servers
@@ -29,6 +29,7 @@ from bot.core.notices import GameOver, Notice
 from bot.core.outbox import SKIPPED, DeliveryError, Receipt
 from bot.core.tournament import model as tour
 from bot.core.tournament import records, signup
+from bot.web import links as web_links
 from bot.words import markup
 from bot.words import tournament as words
 from bot.words.catalogue import Text
@@ -99,7 +100,7 @@ async def standings_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
     out.attach(STANDINGS_PNG, data, Description(
         words.standings_alt(tr, t, board, round_no, final),
         words.standings_long(tr, t, board, round_no, final)))
-    return out
+    return await weblinks.add_link(out, tr, kernel, t.guild_id, web_links.TOURNAMENT, t.id)
 
 
 async def _thread_of(kernel: Kernel, table: tour.Table, wait: float) -> int | None:
