@@ -9,6 +9,7 @@ server without the site, a hidden player, a weekly challenge game of a week stil
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from bot.words.catalogue import Text
 from data import load_catalog
 from engine.scoring import rank
 
+_LEAD = re.compile(r"^[^\w\x00(\"'«„<]+")  # symbols before a line's first word
 _NAME = "\x00"  # where a name goes in a narrated line (the template escapes the real one)
 
 
@@ -125,7 +127,8 @@ async def game_page(k: Kernel, signer: Signer, tr: Text, cache: StepCache, game_
         assert seat is not None
         line = narration.narrate_turn(tr, _NAME, steps[index].events)
         # The thread's words, without Discord's bold marks (the page styles nothing inside).
-        text = [x.replace("**", "").replace(_NAME, players[seat].name)
+        # and without the leading emoji (a browser without an emoji font shows a box).
+        text = [_LEAD.sub("", x).replace("**", "").replace(_NAME, players[seat].name)
                 for x in line.split("\n") if x]
     elif steps:
         text = [tr("web.game.start")]
@@ -228,6 +231,7 @@ class ServerPage:
     board: list[tuple[int, Person, int, int, str, int]]  # rank, who, games, wins, avg, best
     tournaments: list[tuple[str, str, str]]  # name, href, status
     games: list[GameLine]
+    playing: list[GameLine]
 
 
 async def server_page(k: Kernel, signer: Signer, tr: Text, guild_id: int) -> ServerPage | None:
@@ -245,4 +249,6 @@ async def server_page(k: Kernel, signer: Signer, tr: Text, guild_id: int) -> Ser
                    for t in await records.listed(k, guild_id, 20)
                    if not Status(t.status).ended]
     games = [await game_line(k, signer, tr, g) for g in await site.recent_games(k, guild_id)]
-    return ServerPage(rows, tournaments, games)
+    playing = [await game_line(k, signer, tr, g)
+               for g in await site.recent_games(k, guild_id, 20, GameStatus.PLAY)]
+    return ServerPage(rows, tournaments, games, playing)

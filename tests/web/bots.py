@@ -6,7 +6,9 @@ the bot posts everything to the stand-in and serves the pages on its own listene
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,10 +16,11 @@ from typing import Any
 from bot.adapter.client import CalicoBot
 from bot.core import lobby
 from bot.core.clock import FakeClock
+from bot.core.manager import Manager
 from bot.core.models import GameInfo, LobbyOptions, UserRef
 from bot.settings import Settings
 from tests.adapter.harness import bot, settle
-from tests.core.conftest import play_out
+from tests.core.conftest import play_out, seeds
 from tests.fakediscord import DiscordEnv
 
 SECRET = "browser-test-secret"
@@ -25,12 +28,12 @@ BASE_URL = "https://calico.example.org"
 SCRIPT = "<script>alert(1)</script>"
 
 
-def factory(db: Path, clock: FakeClock) -> Any:
+def factory(db: Path, clock: FakeClock, manager: Manager) -> Any:
     def make() -> CalicoBot:
         settings = Settings(token="fake", db_path=str(db), web_port=0, web_secret=SECRET,
                             web_base_url=BASE_URL, web_rate_per_minute=100_000)
-        return CalicoBot(settings, clock=clock, sync="never", sweep_interval=3600.0,
-                         dispatch_poll=0.05)
+        return CalicoBot(settings, manager=manager, clock=clock, sync="never",
+                         sweep_interval=3600.0, dispatch_poll=0.05)
 
     return make
 
@@ -43,12 +46,23 @@ class Served:
     clock: FakeClock
 
 
-async def start(env: DiscordEnv, tmp_path: Path) -> Served:
+@contextlib.asynccontextmanager
+async def started(env: DiscordEnv, tmp_path: Path) -> AsyncIterator[Served]:
+    """The bot on a manager of the test's own (seeded deals, computers in threads: the same
+    games every run, for the screenshots), its site on a free port."""
     clock = FakeClock()
-    await env.start_client(factory(tmp_path / "web.sqlite3", clock))
-    client = bot(env)
-    assert client.site is not None
-    return Served(env, client, client.site.url, clock)
+    db = tmp_path / "web.sqlite3"
+    manager = await Manager.open(db, clock=clock, seed_source=seeds())
+    try:
+        await env.start_client(factory(db, clock, manager))
+        client = bot(env)
+        assert client.site is not None
+        try:
+            yield Served(env, client, client.site.url, clock)
+        finally:
+            await env.stop_all_clients()
+    finally:
+        await manager.close()
 
 
 async def admin(env: DiscordEnv, **options: Any) -> str:

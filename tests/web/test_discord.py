@@ -12,7 +12,7 @@ from bot.core.site import service as site
 from bot.web import links
 from bot.words.catalogue import Text
 from tests.fakediscord import DiscordEnv
-from tests.web.bots import BASE_URL, SECRET, admin, four_player_game, start
+from tests.web.bots import BASE_URL, SECRET, Served, admin, four_player_game, started
 
 EN = Text("en")
 SIGNER = links.Signer(SECRET)
@@ -26,7 +26,11 @@ def link_urls(msg: object) -> list[str]:
 async def test_the_score_sheet_links_to_the_game_page_once_the_server_turns_it_on(
         discord_env: DiscordEnv, tmp_path: Path) -> None:
     env = discord_env
-    served = await start(env, tmp_path)
+    async with started(env, tmp_path) as served:
+        await links_from_discord(env, served)
+
+
+async def links_from_discord(env: DiscordEnv, served: Served) -> None:
     k = served.bot.manager.kernel
     shown = await admin(env)
     assert EN("web.hosting.off") in shown  # off by default

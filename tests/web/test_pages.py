@@ -164,8 +164,10 @@ async def test_the_server_page_has_the_leaderboard_and_recent_games(world: World
     status, body = await get(world, world.path(links.SERVER, GUILD))
     assert status == 200 and "Leaderboard" in body and "Recent games" in body
     assert world.path(links.GAME, world.finished.id) in body
-    # The running game is not a recent (finished) game.
-    assert world.path(links.GAME, world.running.id) not in body
+    # The running game is listed apart, under the games being played.
+    finished_part, playing_part = body.split("Being played", 1)
+    assert world.path(links.GAME, world.running.id) not in finished_part
+    assert world.path(links.GAME, world.running.id) in playing_part
     for found in LINK.findall(body):
         assert (await world.client.get(found)).status == 200, found
 

@@ -88,10 +88,12 @@ async def rating_history(k: Kernel, scope: int, user_id: int) -> list[RatingPoin
     return await store.history(k.store, scope, person_key(user_id))
 
 
-async def recent_games(k: Kernel, guild_id: int, limit: int = 20) -> list[GameInfo]:
-    """A server's finished games, newest first (open challenge weeks' games left out)."""
+async def recent_games(k: Kernel, guild_id: int, limit: int = 20,
+                       status: GameStatus = GameStatus.OVER) -> list[GameInfo]:
+    """A server's games in ``status`` (finished by default; ``PLAY``: being played), newest
+    first (open challenge weeks' games left out)."""
     out: list[GameInfo] = []
-    for r in await store.recent(k.store, guild_id, GameStatus.OVER.value, limit * 2):
+    for r in await store.recent(k.store, guild_id, status.value, limit * 2):
         game = await k.get_game(r.game_id)
         if await challenge.may_show(k, game):
             out.append(game)

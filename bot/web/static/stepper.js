@@ -19,6 +19,6 @@
   if (slider) {
     slider.addEventListener("change", function () { slider.form.submit(); });
   }
-  var here = document.getElementById("table");
+  var here = document.getElementById("table-heading");
   if (here && window.location.search.indexOf("step=") >= 0) { here.scrollIntoView(); }
 }());
