@@ -69,6 +69,7 @@ SLOW: dict[str, frozenset[str] | None] = {
     # The web site through the real client and the stand-in (5-8 s), and in a real browser.
     "tests/web/test_discord.py": None,
     "tests/web/test_browser.py": None,
+    "tests/web/test_serve.py": None,  # calico-bot web as a process
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

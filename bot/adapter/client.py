@@ -323,11 +323,14 @@ class CalicoBot(commands.AutoShardedBot):
             log.exception("starting the computer players' processes failed")
 
     async def _start_site(self) -> None:
-        """The companion web site (issue #32) on its own listener, and the Link buttons under
-        posts, when CALICO_WEB_PORT and CALICO_WEB_SECRET are set."""
+        """The companion web site (issue #32) on its own listener when CALICO_WEB_PORT and
+        CALICO_WEB_SECRET are set, and the Link buttons under posts when the secret and
+        CALICO_WEB_BASE_URL are."""
         st = self.settings
         secret = st.web_secret.get_secret_value()
-        weblinks.configure(st.web_base_url if st.web_on else "", secret)
+        # The links need only the address and the key: the site may run in its own process
+        # (calico-bot web) while this one leaves CALICO_WEB_PORT unset.
+        weblinks.configure(st.web_base_url, secret)
         if st.web_on and st.web_port is not None:
             from bot.web.app import start_site
 

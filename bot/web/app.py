@@ -169,3 +169,31 @@ async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127
     await server.start(host, port)
     log.info("web site listening on %s", server.url)
     return server
+
+
+async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1",
+                rate_per_minute: int = 120, trust_proxy: bool = False) -> None:
+    """``calico-bot web``: the site alone, in a process of its own beside the bot (it only
+    reads the database: SQLite in WAL mode or PostgreSQL), until SIGTERM or SIGINT. Page views
+    then take no CPU time from the process answering the players' clicks."""
+    import asyncio
+    import contextlib
+    import signal
+
+    from bot.core.manager import Manager
+
+    manager = await Manager.open(db_path, exclusive=False)
+    try:
+        server = await start_site(manager.kernel, secret, port=port, host=host,
+                                  rate_per_minute=rate_per_minute, trust_proxy=trust_proxy)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        await manager.close()
