@@ -60,6 +60,11 @@ async def links_from_discord(env: DiscordEnv, served: Served) -> None:
         player = await http.get(served.url + SIGNER.path(links.PLAYER, env.guild.id, alice))
         assert player.status == 200 and "<h1>alice</h1>" in await player.text()
 
+        inter = await env.slash("alice", "calico", "leaderboard")
+        await inter.wait_response()
+        board = (await inter.wait_followups(1))[0]
+        assert link_urls(board) == [BASE_URL + SIGNER.path(links.SERVER, env.guild.id)]
+
         # alice hides her name: "Player 1" on the game page, and no link to her own page.
         inter = await env.slash("alice", "calico", "settings", options={"hide_name": "on"})
         await inter.wait_response()

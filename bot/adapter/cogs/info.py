@@ -146,9 +146,12 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             assert interaction.guild is not None
             # By rating (OpenSkill ordinal), with wins and average: see bot.core.progress.
-            return await progress_ui.leaderboard_message(tr, self.bot.kernel,
-                                                         interaction.guild.id,
-                                                         everywhere=scope == "everywhere")
+            out = await progress_ui.leaderboard_message(tr, self.bot.kernel,
+                                                        interaction.guild.id,
+                                                        everywhere=scope == "everywhere")
+            # The server's page (its leaderboard, tournaments, games) when it has one.
+            return await weblinks.add_link(out, tr, self.bot.kernel, interaction.guild.id,
+                                           web_links.SERVER, interaction.guild.id)
 
         await respond.reply(interaction, work(), ephemeral=False)
 
