@@ -17,6 +17,7 @@ import jinja2
 from aiohttp import web
 
 from bot.core.kernel import Kernel
+from bot.core.models import ManagerError
 from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
 from bot.web.links import Signer
@@ -98,7 +99,10 @@ async def picture(request: web.Request) -> web.Response:
     headers = {"ETag": tag, "Cache-Control": "public, max-age=300"}
     if tag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
         return web.Response(status=304, headers=headers)
-    steps = await site.steps.get(site.kernel, info)
+    try:
+        steps = await site.steps.get(site.kernel, info)
+    except ManagerError:  # still choosing goals: no table yet
+        raise web.HTTPNotFound() from None
     if which == "scores":
         if info.status.value != "over" or not steps:
             raise web.HTTPNotFound()
@@ -165,9 +169,8 @@ async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127
                      rate_per_minute: int = 120, trust_proxy: bool = False) -> HealthServer:
     """Build and start the site on its own listener (what the client's ``setup_hook`` calls)."""
     server = HealthServer(make_app(kernel, secret, rate_per_minute=rate_per_minute,
-                                   trust_proxy=trust_proxy))
+                                   trust_proxy=trust_proxy), name="web site")
     await server.start(host, port)
-    log.info("web site listening on %s", server.url)
     return server
 
 

@@ -191,3 +191,14 @@ async def test_the_toggle_is_kept_with_the_other_server_settings(world: World) -
     await servers.update(k, GUILD, {}, ("all",))  # /calico admin reset all: not the site
     settings = await servers.settings(k, GUILD)
     assert settings.language is None and (settings.model_extra or {}).get(SITE_KEY) is True
+
+
+async def test_a_game_still_choosing_goals_has_no_table_yet(world: World) -> None:
+    from tests.core.conftest import CAT, new_game
+
+    g = await new_game(world.m, DAN, people=(CAT,))
+    assert g.status.value == "draft"
+    path = world.path(links.GAME, g.id)
+    status, body = await get(world, path)
+    assert status == 200 and "still choosing their goals" in body and "<img" not in body
+    assert (await world.client.get(path + "/0.png")).status == 404
