@@ -28,8 +28,9 @@ def rating_plot(values: Sequence[float]) -> Plot | None:
     span = (high - low) or 1.0
     n = len(values)
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
+    flat = high == low  # one value (or all equal): a line across the middle
     dots = tuple(
         (round(PAD + (inner_w * i / (n - 1) if n > 1 else inner_w / 2), 1),
-         round(PAD + inner_h - inner_h * (v - low) / span, 1))
+         round(PAD + inner_h / 2 if flat else PAD + inner_h - inner_h * (v - low) / span, 1))
         for i, v in enumerate(values))
     return Plot(" ".join(f"{x},{y}" for x, y in dots), dots, f"{low:.1f}", f"{high:.1f}")

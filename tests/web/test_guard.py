@@ -107,3 +107,4 @@ def test_the_rating_plot_rises_where_the_rating_rises() -> None:
     assert ys[1] < ys[2] < ys[0]  # SVG y grows downwards
     single = rating_plot([4.2])
     assert single is not None and len(single.dots) == 1
+    assert single.dots[0][1] == single.height / 2  # in the middle, not on the axis

@@ -19,6 +19,11 @@
   if (slider) {
     slider.addEventListener("change", function () { slider.form.submit(); });
   }
+  // After a step, keep the table in view (again once the picture has loaded and the page has
+  // its full height).
   var here = document.getElementById("table-heading");
-  if (here && window.location.search.indexOf("step=") >= 0) { here.scrollIntoView(); }
+  if (here && window.location.search.indexOf("step=") >= 0) {
+    here.scrollIntoView();
+    window.addEventListener("load", function () { here.scrollIntoView(); });
+  }
 }());
