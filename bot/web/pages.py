@@ -103,7 +103,8 @@ async def people(k: Kernel, signer: Signer, tr: Text, game: GameInfo) -> tuple[P
 
 async def shown_game(k: Kernel, game_id: int) -> GameInfo | None:
     try:
-        game = await queries.game(k, game_id)
+        # As stored now: another process (the bot, when the site runs apart) moves it on.
+        game = await queries.game(k, game_id, fresh=True)
     except ManagerError:
         return None
     return game if await site.shown(k, game) else None

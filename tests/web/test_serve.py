@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import signal
 import socket
 import sys
@@ -17,7 +18,8 @@ from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.site import service as site
 from bot.web import links
-from tests.core.conftest import ANN, BOB, GUILD, new_game, play_out, seeds
+from tests.core.conftest import ANN, BOB, CAT, DAN, GUILD, new_game, play_out, seeds
+from tests.web.conftest import play_out_some
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "process-secret"
@@ -52,6 +54,16 @@ async def test_the_site_in_its_own_process_serves_what_the_bot_stored(tmp_path: 
                 else:
                     raise AssertionError("the site never listened")
                 assert resp.status == 200 and ">Ann</a>" in await resp.text()
+                # A running game moved on by this process shows its new move over there.
+                running = await play_out_some(m, await new_game(m, CAT, people=(DAN,)),
+                                              random.Random(4), 4)
+                url = f"http://127.0.0.1:{port}" + links.Signer(SECRET).path(links.GAME,
+                                                                              running.id)
+                before = re.search(r'max="(\d+)"', await (await http.get(url)).text())
+                assert before is not None
+                await play_out_some(m, running, random.Random(5), 1)
+                after = re.search(r'max="(\d+)"', await (await http.get(url)).text())
+                assert after is not None and int(after[1]) == int(before[1]) + 1
                 wrong = await http.get(f"http://127.0.0.1:{port}/g/{g.id}-00")
                 assert wrong.status == 404
             proc.send_signal(signal.SIGTERM)
