@@ -84,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (needs DISCORD_TOKEN)")
     sub.add_parser("sync", help="push the slash commands to Discord now and exit")
+    sub.add_parser("web", help="serve only the web site (CALICO_WEB_*), beside the bot")
     demo = sub.add_parser("demo", help="play an offline demo game into a folder")
     demo.add_argument("--out", default="calico-demo", help="folder for the transcript and PNGs")
     demo.add_argument("--players", type=_players, default=2,
@@ -318,6 +319,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.demo import main as demo_main
 
         demo_main(args.out, args.players, args.seed)
+        return 0
+    if command == "web":
+        if not settings.web_on or settings.web_port is None:
+            print("calico-bot web needs CALICO_WEB_PORT and CALICO_WEB_SECRET.", file=sys.stderr)
+            return 2
+        from bot.web.app import serve
+
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(settings.db_path, settings.web_secret.get_secret_value(),
+                              port=settings.web_port, host=settings.web_host,
+                              rate_per_minute=settings.web_rate_per_minute,
+                              trust_proxy=settings.web_trust_proxy))
         return 0
     if command == "check":
         if args.db:

@@ -104,8 +104,19 @@ class Settings(BaseSettings):
     # Seconds between sweeps (due timers, tournament rounds): a turn or round deadline is
     # acted on at most this long after it passed.
     sweep_seconds: float = Field(default=60.0, gt=0)
+    # The companion web site (issue #32; bot/web): off unless a port and a secret are set (and
+    # each server still turns it on with /calico admin). The secret signs every link; the base
+    # URL is where people reach it (behind a reverse proxy: its public https address), used
+    # for the Link buttons under Discord posts.
+    web_port: int | None = Field(default=None, ge=0, le=65535)  # None: no site
+    web_host: str = "127.0.0.1"
+    web_base_url: str = ""
+    web_secret: SecretStr = SecretStr("")
+    web_rate_per_minute: int = Field(default=120, ge=1)  # page and picture requests per address
+    web_trust_proxy: bool = False  # the address is X-Forwarded-For's last hop (behind a proxy)
 
-    @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", mode="before")
+    @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", "web_port",
+                     mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -147,6 +158,11 @@ class Settings(BaseSettings):
         return bool(self.token.get_secret_value())
 
     @property
+    def web_on(self) -> bool:
+        """Whether this process serves the site (a port and a signing secret set)."""
+        return self.web_port is not None and bool(self.web_secret.get_secret_value())
+
+    @property
     def uses_postgres(self) -> bool:
         return self.db_path.startswith(("postgresql://", "postgres://"))
 
@@ -181,7 +197,7 @@ def environ_names() -> dict[str, str]:
 
 
 # Settings whose values are never repeated in a message (a URL may carry a password).
-_SECRET_FIELDS = frozenset({"token", "db_path"})
+_SECRET_FIELDS = frozenset({"token", "db_path", "web_secret"})
 
 
 def bad_settings(error: ValidationError) -> list[str]:

@@ -75,6 +75,10 @@ SLOW: dict[str, frozenset[str] | None] = {
         "test_computer_games_match_the_brute_force",
         "test_random_quilts_match_the_brute_force",
     }),
+    # The web site through the real client and the stand-in (5-8 s), and in a real browser.
+    "tests/web/test_discord.py": None,
+    "tests/web/test_browser.py": None,
+    "tests/web/test_serve.py": None,  # calico-bot web as a process
 }
 
 # Longer limits than the default ``timeout`` (pyproject.toml), in seconds: file -> limit for

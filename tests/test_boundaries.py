@@ -29,12 +29,13 @@ VALUES = {
     "bot.core.tournament.pairing",  # tournament arithmetic: pure functions of values
     "bot.core.clock",  # times as stored (ms) and shown (datetimes)
     "bot.core.folding",  # which notices one post shows: pure functions of notices
+    "bot.core.site.model",  # the web site's values: a game's public steps, rating points
 }
 SERVICES = {
     "bot.core.lobby", "bot.core.turns", "bot.core.leaving", "bot.core.queries",
     "bot.core.replays", "bot.core.servers", "bot.core.challenge.play",
     "bot.core.progress.achievements", "bot.core.progress.ratings", "bot.core.review.service",
-    "bot.core.tournament.records", "bot.core.tournament.signup",
+    "bot.core.tournament.records", "bot.core.tournament.signup", "bot.core.site.service",
 }
 # What the adapter needs beside the services: the composition root and the kernel as a type,
 # the outbox's contract with a delivery, crash points for the crash tests, the cooldowns'
@@ -121,3 +122,36 @@ def test_only_the_kernel_type_comes_from_the_kernel_module() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "bot.core.kernel":
                 names |= {a.name for a in node.names}
     assert names == {"Kernel"}
+
+
+def test_the_web_site_uses_the_core_as_the_adapter_does_and_never_discord() -> None:
+    """``bot/web`` reads the core through the services with the kernel, like the adapter;
+    it imports neither discord nor the adapter, and the adapter uses only its signed links and
+    its listener."""
+    graph = import_graph()
+    web = {m: e for m, e in graph.items() if m.startswith("bot.web")}
+    assert "bot.web.pages" in web
+    wrong = {m: sorted(e - ADAPTER_MAY - {"bot.core"}) for m, e in web.items()
+             if {x for x in e if x.startswith("bot.core")} - ADAPTER_MAY - {"bot.core"}}
+    assert wrong == {}
+    outer = {m: sorted(x for x in e if x.startswith("bot.adapter")) for m, e in web.items()}
+    assert all(not v for v in outer.values()), outer
+    code = ("import importlib, pkgutil, sys\n"
+            "import bot.web as w\n"
+            "for m in pkgutil.walk_packages(w.__path__, 'bot.web.'):\n"
+            "    importlib.import_module(m.name)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    used = {x for m, e in graph.items() if m.startswith("bot.adapter") for x in e
+            if x.startswith("bot.web")}
+    assert used <= {"bot.web", "bot.web.links", "bot.web.app"}
+    found = []
+    for path in sorted((ROOT / "bot" / "web").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "kernel" and node.attr != "kernel":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+    assert found == []

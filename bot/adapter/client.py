@@ -44,7 +44,7 @@ from bot.adapter import shards as sharding
 from bot.adapter.context import Host
 from bot.adapter.delivery import DiscordDelivery
 from bot.adapter.locales import LocaleSource
-from bot.adapter.ui import flows, images
+from bot.adapter.ui import flows, images, weblinks
 from bot.adapter.ui.items import ALL_ITEMS
 from bot.core import servers
 from bot.core.clock import Clock
@@ -155,6 +155,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
+        self.site: HealthServer | None = None  # the companion web site (bot/web)
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
         self.unreadable = postmarks.Unreadable(on_new=self.metrics.history_unreadable.inc)
         self.pacer.on_rate_limited = self.metrics.record_rate_limited
@@ -260,6 +261,7 @@ class CalicoBot(commands.AutoShardedBot):
                 version=_version(), thresholds=thresholds)
             log.info("health and metrics on http://%s:%d/", self.settings.health_host,
                      self.health.port)
+        await self._start_site()
         if self.background:
             self._tasks.append(asyncio.create_task(self._run_dispatcher(), name="calico-outbox"))
             self._tasks.append(asyncio.create_task(self.sweeper.run_forever(),
@@ -345,6 +347,23 @@ class CalicoBot(commands.AutoShardedBot):
         except Exception:
             log.exception("starting the computer players' processes failed")
 
+    async def _start_site(self) -> None:
+        """The companion web site (issue #32) on its own listener when CALICO_WEB_PORT and
+        CALICO_WEB_SECRET are set, and the Link buttons under posts when the secret and
+        CALICO_WEB_BASE_URL are."""
+        st = self.settings
+        secret = st.web_secret.get_secret_value()
+        # The links need only the address and the key: the site may run in its own process
+        # (calico-bot web) while this one leaves CALICO_WEB_PORT unset.
+        weblinks.configure(st.web_base_url, secret)
+        if st.web_on and st.web_port is not None:
+            from bot.web.app import start_site
+
+            self.site = await start_site(self.kernel, secret, port=st.web_port,
+                                         host=st.web_host,
+                                         rate_per_minute=st.web_rate_per_minute,
+                                         trust_proxy=st.web_trust_proxy)
+
     # ------------------------------------------------------------------ stop
 
     async def close(self) -> None:
@@ -385,6 +404,8 @@ class CalicoBot(commands.AutoShardedBot):
         self._tasks.clear()
         self._side_tasks.clear()
         await super().close()
+        if self.site is not None:
+            await self.site.stop()
         if self.health is not None:
             await self.health.stop()
         if self._manager is not None:

@@ -27,6 +27,7 @@ from bot.core.kernel import Kernel
 from bot.core.models import SweepReport
 from bot.core.outbox import Delivery, Dispatcher
 from bot.core.progress.feature import FEATURE as PROGRESS
+from bot.core.site.feature import FEATURE as SITE
 from bot.core.storage import OutboxStats, Store, open_store, require_postgres_driver
 from bot.core.tournament.feature import FEATURE as TOURNAMENT
 
@@ -35,7 +36,7 @@ __all__ = ["FEATURES", "Manager", "ManagerConfig"]
 #: The features, in the order their hooks run: achievements and ratings first (a challenge
 #: or tournament game earns and rates like any other), then the weekly challenge, then
 #: tournaments (a round may end once its games' results are stored).
-FEATURES: tuple[Feature[Kernel], ...] = (PROGRESS, CHALLENGE, TOURNAMENT)
+FEATURES: tuple[Feature[Kernel], ...] = (PROGRESS, CHALLENGE, TOURNAMENT, SITE)
 
 
 class Manager:

@@ -255,8 +255,10 @@ class HealthServer:
     """Runs an application on one TCP listener. ``start`` returns the bound port (pass port 0
     for any free one); ``stop`` closes it (idempotent)."""
 
-    def __init__(self, app: web.Application, *, shutdown_timeout: float = 2.0) -> None:
+    def __init__(self, app: web.Application, *, shutdown_timeout: float = 2.0,
+                 name: str = "health and metrics") -> None:
         self.app = app
+        self.name = name  # what the start's log line says is listening
         self._shutdown_timeout = shutdown_timeout
         self._runner: web.AppRunner | None = None
         self.host: str | None = None
@@ -282,7 +284,7 @@ class HealthServer:
         self._runner = runner
         self.host = host
         self.port = int(runner.addresses[0][1])
-        log.info("health and metrics listening on http://%s:%d", host, self.port)
+        log.info("%s listening on http://%s:%d", self.name, host, self.port)
         return self.port
 
     async def stop(self) -> None:

@@ -15,7 +15,7 @@ CORE = BOT / "core"
 SERVICES = {"bot.core.lobby", "bot.core.turns", "bot.core.leaving", "bot.core.sweep",
             "bot.core.queries", "bot.core.replays", "bot.core.manager"}
 FEATURES = ("bot.core.challenge", "bot.core.progress", "bot.core.review",
-            "bot.core.tournament")
+            "bot.core.tournament", "bot.core.site")
 PLUMBING = ("bot.core.kernel", "bot.core.flow", "bot.core.hooks", "bot.core.game",
             "bot.core.cache", "bot.core.notices", "bot.core.outbox", "bot.core.storage")
 
@@ -28,7 +28,7 @@ def test_every_feature_is_a_package_with_its_hooks() -> None:
     # The composition root is the one place that lists them.
     listed = {m for m in graph["bot.core.manager"] if m.endswith(".feature")}
     assert listed == {"bot.core.challenge.feature", "bot.core.progress.feature",
-                      "bot.core.tournament.feature"}
+                      "bot.core.tournament.feature", "bot.core.site.feature"}
 
 
 def test_the_plumbing_names_no_service_and_no_feature() -> None:

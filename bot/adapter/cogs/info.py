@@ -12,12 +12,13 @@ from bot.adapter import options
 from bot.adapter.cogs import CalicoCog, L, choice, game_autocomplete, resolve_game
 from bot.adapter.context import Host
 from bot.adapter.options import BadOptionError
-from bot.adapter.ui import images, messages, respond
+from bot.adapter.ui import images, messages, respond, weblinks
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import review as review_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import queries
 from bot.core.models import ManagerError
+from bot.web import links as web_links
 from bot.words import answers, describe, markup, terms
 from bot.words.catalogue import Text
 
@@ -128,7 +129,9 @@ class Info(CalicoCog):
             reviewed = await review_ui.stats_line(tr, self.bot.kernel, target.id)
             if reviewed:
                 text += "\n" + reviewed
-            return Outgoing(markup.clip(text, 2000))
+            return await weblinks.add_link(Outgoing(markup.clip(text, 2000)), tr,
+                                           self.bot.kernel, guild_id, web_links.PLAYER,
+                                           guild_id or 0, target.id)
 
         await respond.reply(interaction, work(), ephemeral=True)
 
@@ -143,9 +146,12 @@ class Info(CalicoCog):
         async def work() -> Outgoing:
             assert interaction.guild is not None
             # By rating (OpenSkill ordinal), with wins and average: see bot.core.progress.
-            return await progress_ui.leaderboard_message(tr, self.bot.kernel,
-                                                         interaction.guild.id,
-                                                         everywhere=scope == "everywhere")
+            out = await progress_ui.leaderboard_message(tr, self.bot.kernel,
+                                                        interaction.guild.id,
+                                                        everywhere=scope == "everywhere")
+            # The server's page (its leaderboard, tournaments, games) when it has one.
+            return await weblinks.add_link(out, tr, self.bot.kernel, interaction.guild.id,
+                                           web_links.SERVER, interaction.guild.id)
 
         await respond.reply(interaction, work(), ephemeral=False)
 

@@ -14,6 +14,7 @@ from bot.adapter.ui import flows, respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import leaving, lobby, queries
 from bot.core.models import GameStatus
+from bot.core.site import service as site
 from bot.words.catalogue import Text
 
 
@@ -55,24 +56,32 @@ class Play(CalicoCog):
         return await game_autocomplete(self.bot, interaction, current)
 
     @app_commands.command(name="settings", description=L("cmd.settings"))
-    @app_commands.describe(reminders=L("opt.reminders"), describe=L("opt.describe"))
+    @app_commands.describe(reminders=L("opt.reminders"), describe=L("opt.describe"),
+                           hide_name=L("opt.hide_name"))
     @app_commands.choices(reminders=[choice("choice.on", "on"), choice("choice.off", "off")],
-                          describe=[choice("choice.on", "on"), choice("choice.off", "off")])
+                          describe=[choice("choice.on", "on"), choice("choice.off", "off")],
+                          hide_name=[choice("choice.on", "on"), choice("choice.off", "off")])
     async def settings(self, interaction: discord.Interaction[Any],
-                       reminders: str | None = None, describe: str | None = None) -> None:
+                       reminders: str | None = None, describe: str | None = None,
+                       hide_name: str | None = None) -> None:
         tr = Text(interaction.locale)
 
         async def work() -> Outgoing:
             uid = interaction.user.id
+            kernel = self.bot.kernel
             if reminders is None and describe is None:
-                current = await queries.get_settings(self.bot.kernel, uid)
+                current = await queries.get_settings(kernel, uid)
             else:
                 current = await queries.set_settings(
-                    self.bot.kernel, uid, None if reminders is None else reminders == "on",
+                    kernel, uid, None if reminders is None else reminders == "on",
                     describe=None if describe is None else describe == "on")
+            # The web site's "Player N" (bot.core.site): kept apart from the user row.
+            hidden = await site.hide_name(kernel, uid, hide_name == "on") \
+                if hide_name in ("on", "off") else await site.name_hidden(kernel, uid)
             return Outgoing("\n".join((
                 tr("settings.reminders_on" if current.reminders else "settings.reminders_off"),
-                tr("settings.describe_on" if current.describe else "settings.describe_off"))))
+                tr("settings.describe_on" if current.describe else "settings.describe_off"),
+                tr("web.settings.hidden" if hidden else "web.settings.shown"))))
 
         await respond.reply(interaction, work(), ephemeral=True)
 

@@ -24,6 +24,7 @@ from bot.adapter.ui import respond
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import servers
 from bot.core.servers import LANGUAGES, RESETTABLE, TURN_HOURS
+from bot.core.site.model import SITE_KEY
 from bot.words import markup
 from bot.words.catalogue import Text
 
@@ -33,6 +34,7 @@ HOURS_CHOICES = [choice("choice.hours", h, count=h) for h in TURN_HOURS]
 TIMEOUT_CHOICES = [choice(f"timeout.{a}", a) for a in ("autopilot", "remind", "computer")]
 LANGUAGE_CHOICES = [choice(f"hosting.language.{code}", code) for code in LANGUAGES] + [
     choice("hosting.language.host", "host")]
+ON_OFF = [choice("choice.on", "on"), choice("choice.off", "off")]
 RESET_CHOICES = [choice(f"hosting.reset.{name}", name) for name in (*RESETTABLE, "all")]
 
 
@@ -44,9 +46,10 @@ class ServerAdmin(CalicoCog):
                            timeout=L("opt.default_timeout"), ping_role=L("opt.ping_role"),
                            language=L("opt.language"),
                            challenge_channel=L("opt.challenge_channel"), reset=L("opt.reset"),
-                           tournament_role=L("opt.tournament_role"))
+                           tournament_role=L("opt.tournament_role"),
+                           web_pages=L("opt.web_pages"))
     @app_commands.choices(turn_hours=HOURS_CHOICES, timeout=TIMEOUT_CHOICES,
-                          language=LANGUAGE_CHOICES, reset=RESET_CHOICES)
+                          language=LANGUAGE_CHOICES, reset=RESET_CHOICES, web_pages=ON_OFF)
     @app_commands.guild_only()
     async def admin(
         self,
@@ -60,6 +63,7 @@ class ServerAdmin(CalicoCog):
         challenge_channel: discord.TextChannel | None = None,
         reset: str | None = None,
         tournament_role: discord.Role | None = None,
+        web_pages: str | None = None,
     ) -> None:
         tr = Text(interaction.locale)
         guild = interaction.guild
@@ -75,6 +79,9 @@ class ServerAdmin(CalicoCog):
             return
         if language is not None and language not in (*LANGUAGES, "host"):
             await _no(interaction, tr("start.bad_option", option="language"))
+            return
+        if web_pages is not None and web_pages not in ("on", "off"):
+            await _no(interaction, tr("start.bad_option", option="web_pages"))
             return
         if reset is not None and reset not in (*RESETTABLE, "all"):
             await _no(interaction, tr("start.bad_option", option="reset"))
@@ -99,6 +106,10 @@ class ServerAdmin(CalicoCog):
             changes["language"] = None if language == "host" else language
         if challenge_channel is not None:
             changes["challenge_channel_id"] = challenge_channel.id
+        if web_pages is not None:
+            # Kept beside the settings (bot.core.site reads it): the site's pages of this
+            # server, off by default; /calico admin reset leaves it as it is.
+            changes[SITE_KEY] = web_pages == "on"
         if tournament_role is not None:
             # Kept beside the settings (bot.core.servers keeps keys it does not know); the
             # tournament cog reads it. @everyone: server managers only again.
@@ -131,6 +142,10 @@ class ServerAdmin(CalicoCog):
             if blind:
                 notes.append(tr("hosting.show.no_history", channels=", ".join(
                     markup.channel_mention(c) for c in blind)))
+            web = (server.model_extra or {}).get(SITE_KEY) is True
+            notes.append(tr("web.hosting.on" if web else "web.hosting.off"))
+            if web and not self.bot.settings.web_on:
+                notes.append(tr("web.hosting.unavailable"))
             return Outgoing(markup.clip("\n".join(x for x in (head, text, *notes) if x), 2000))
 
         await respond.reply(interaction, work(), ephemeral=True)

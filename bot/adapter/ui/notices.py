@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from bot.adapter.locales import Locales
 from bot.adapter.ui import challenge as challenge_ui
 from bot.adapter.ui import lobby as lobby_ui
-from bot.adapter.ui import messages
+from bot.adapter.ui import messages, weblinks
 from bot.adapter.ui import progress as progress_ui
 from bot.adapter.ui import tournament as tournament_ui
 from bot.adapter.ui.outgoing import Outgoing
@@ -30,6 +30,7 @@ from bot.core.models import GameInfo, ManagerError
 from bot.core.notices import Body, Notice
 from bot.core.progress.model import Progress
 from bot.core.tournament.model import ScoreSheetLine
+from bot.web import links
 from bot.words.catalogue import Text
 from engine.state import GameState
 
@@ -141,12 +142,12 @@ async def _table(r: NoticeRenderer, n: Notice, b: notices.Table, game: GameInfo,
 
 
 @builds(notices.GameOver)
-async def _game_over(_r: NoticeRenderer, _n: Notice, b: notices.GameOver, game: GameInfo,
+async def _game_over(r: NoticeRenderer, _n: Notice, b: notices.GameOver, game: GameInfo,
                      tr: Text) -> Outgoing:
     out = await messages.game_over_message(tr, game, b.events.decoded())
     for decorate in PARTS.values():
         out = decorate(tr, game, out, b)
-    return out
+    return await weblinks.add_link(out, tr, r.kernel, game.guild_id, links.GAME, game.id)
 
 
 @builds(Over)

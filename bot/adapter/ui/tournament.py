@@ -22,7 +22,7 @@ from bot.adapter import postmarks
 from bot.adapter.context import app_of, user_ref
 from bot.adapter.postmarks import Look
 from bot.adapter.ui import custom_ids as ids
-from bot.adapter.ui import images, items, respond
+from bot.adapter.ui import images, items, respond, weblinks
 from bot.adapter.ui import lobby as lobby_ui
 from bot.adapter.ui.outgoing import Outgoing
 from bot.core import leaving, queries, servers
@@ -31,6 +31,7 @@ from bot.core.notices import GameOver, Notice
 from bot.core.outbox import SKIPPED, Receipt
 from bot.core.tournament import model as tour
 from bot.core.tournament import records, signup
+from bot.web import links as web_links
 from bot.words import markup
 from bot.words import tournament as words
 from bot.words.catalogue import Text
@@ -113,7 +114,7 @@ async def standings_message(tr: Text, kernel: Kernel, t: tour.TournamentInfo,
         out.attach(STANDINGS_TXT, words.standings_list(tr, t, board, round_no, final).encode())
     if podium:
         out.ping = [board[i].user_id for i in medals]
-    return out
+    return await weblinks.add_link(out, tr, kernel, t.guild_id, web_links.TOURNAMENT, t.id)
 
 
 async def _games_of(tr: Text, kernel: Kernel, all_tables: list[tour.Table], viewer: int) -> str:

@@ -239,4 +239,4 @@ class NewGame:
 TABLES = ("games", "seats", "moves", "outbox", "lanes", "timers", "users", "results",
           "player_totals", "app_state", "achievements", "ratings", "challenges",
           "challenge_entries", "reviews", "guild_settings", "tournaments",
-          "tournament_entrants", "tournament_tables")
+          "tournament_entrants", "tournament_tables", "site_hidden", "rating_history")

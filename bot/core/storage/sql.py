@@ -55,6 +55,7 @@ PRIMARY_KEYS = {
     "challenge_entries": "week, user_id", "reviews": "game_id, seat", "guild_settings": "guild_id",
     "tournaments": "id", "tournament_entrants": "tournament_id, user_id",
     "tournament_tables": "tournament_id, round, table_no",
+    "site_hidden": "user_id", "rating_history": "scope, player, game_id",
 }
 
 

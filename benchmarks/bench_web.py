@@ -1,0 +1,265 @@
+"""Page views during the soak (issue #32): the project's soak (``bench_soak.py``, remote mode:
+the real client in its own process against the fake Discord, N two-person and solo games
+played by clicking through DMs) run twice, without the web site and with it, the second time
+with visitors asking the bot's own site for pages at a steady rate (default 100 a second: a
+mix of game pages at random steps, their table pictures, the server page and player pages,
+found from the server page's links). Prints the players' click latency (first response and
+answer, p50/p99 per kind of click, and p99 over every click) for both runs, and the page
+views' own latency and statuses.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_web.py                  # 30 games, 3 min each
+    nice -n 10 .venv/bin/python benchmarks/bench_web.py --games 10 --minutes 1 --rate 50
+
+Target: click p99 with page views within 10 % of the soak without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import signal
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import aiohttp
+
+from benchmarks import bench_soak as soak
+from benchmarks.common import load_text, pct, print_machine, table
+from bot.web import links
+
+CLICKS = ("draft", "confirm", "cell", "take", "join", "begin")
+GAME_LINK = re.compile(r'href="(/g/[0-9a-f-]+)"')
+PLAYER_LINK = re.compile(r'href="(/p/[0-9.]+-[0-9a-f]+)"')
+MAX_STEP = re.compile(r'max="(\d+)"')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Visitors:
+    """Page views at ``rate`` a second (open loop: each on its own task, at most ``inflight``
+    at once), until stopped."""
+
+    def __init__(self, base: str, signer: links.Signer, rate: float, inflight: int = 64) -> None:
+        self.base, self.signer, self.rate = base, signer, rate
+        self.gate = asyncio.Semaphore(inflight)
+        self.stop = asyncio.Event()
+        self.times: list[float] = []
+        self.statuses: dict[str, int] = {}
+        self.skipped = 0  # not sent: too many in flight already
+        self.games: list[tuple[str, int]] = []  # (path, last step)
+        self.players: list[str] = []
+        self.rng = random.Random(1)
+
+    async def run(self, env: Any) -> None:
+        inter = await env.slash("owner", "calico", "admin", options={"web_pages": "on"})
+        await inter.wait_response()
+        server = self.signer.path(links.SERVER, env.guild.id)
+        async with aiohttp.ClientSession() as http:
+            tasks: set[asyncio.Task[None]] = set()
+            t0 = time.monotonic()
+            n = 0
+            while not self.stop.is_set():
+                n += 1
+                await asyncio.sleep(max(0.0, t0 + n / self.rate - time.monotonic()))
+                if self.gate.locked():
+                    self.skipped += 1
+                    continue
+                path = self.pick(server, n)
+                task = asyncio.create_task(self.view(http, path, server))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def pick(self, server: str, n: int) -> str:
+        if n % 20 == 1 or not self.games:
+            return server
+        roll = self.rng.random()
+        if roll < 0.1 and self.players:
+            return self.rng.choice(self.players)
+        path, last = self.rng.choice(self.games)
+        step = self.rng.randint(0, max(0, last))
+        return f"{path}/{step}.png" if roll < 0.45 else f"{path}?step={step}"
+
+    async def view(self, http: aiohttp.ClientSession, path: str, server: str) -> None:
+        async with self.gate:
+            started = time.monotonic()
+            try:
+                async with http.get(self.base + path) as resp:
+                    body = await resp.read()
+                    status = str(resp.status)
+            except aiohttp.ClientError as e:
+                status, body = type(e).__name__, b""
+            self.times.append(time.monotonic() - started)
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+        if path == server and status == "200":
+            text = body.decode("utf-8", "replace")
+            known = dict(self.games)
+            for link in set(GAME_LINK.findall(text)):
+                known.setdefault(link, 0)
+            self.games = list(known.items())
+            self.players = sorted(set(PLAYER_LINK.findall(text)))
+        elif "?step=" in path and status == "200":
+            found = MAX_STEP.search(body.decode("utf-8", "replace"))
+            if found:
+                game = path.split("?", 1)[0]
+                self.games = [(g, int(found[1]) if g == game else s) for g, s in self.games]
+
+
+def namespace(games: int, minutes: float) -> argparse.Namespace:
+    """The soak's own options (as ``bench_soak.py --games N --minutes M`` would make them)."""
+    return argparse.Namespace(
+        mode="remote", games=games, minutes=minutes, every=min(30.0, max(5.0, minutes * 6)),
+        think=0.0, trace=False, malloc_arena_max=0, render_threads=0, malloc_trim=False,
+        solo=(games + 4) // 5 if games > 1 else 0, stagger=0.5, warmup=games * 0.5 + 5.0,
+        json=None, quick=False, child_bot=None, report=None)
+
+
+def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
+    """p99 (ms) over every click of the steady state: first response, answer."""
+    begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
+    steady = [s for s in p.sent if s.ix.dispatched_at - begin >= warmup and not s.refused
+              and s.kind in CLICKS]
+    first = [t for s in steady if (t := soak.first_response(s.ix)) is not None]
+    answer = [e.at - s.ix.dispatched_at for s in steady
+              if (e := soak.answer_event(s.ix)) is not None]
+    def p99(xs: list[float]) -> float | None:
+        return round(pct(xs, 0.99) * 1000, 1) if xs else None
+    return p99(first), p99(answer)
+
+
+class Recorder:
+    """``tempfile`` for bench_soak, remembering the folder the soak's database goes in."""
+
+    def __init__(self) -> None:
+        self.made: list[str] = []
+
+    def mkdtemp(self, **kwargs: Any) -> str:
+        path = tempfile.mkdtemp(**kwargs)
+        self.made.append(path)
+        return path
+
+
+async def one_run(args: argparse.Namespace, rate: float,
+                  own_process: bool = False) -> dict[str, Any]:
+    soak_args = namespace(args.games, args.minutes)
+    recorder = Recorder()
+    secret = secrets.token_urlsafe(24)
+    port = free_port()
+    visitors = Visitors(f"http://127.0.0.1:{port}", links.Signer(secret), rate) \
+        if rate > 0 else None
+    for name in ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE"):
+        os.environ.pop(name, None)
+    web_env = {"CALICO_WEB_PORT": str(port), "CALICO_WEB_SECRET": secret,
+               "CALICO_WEB_RATE_PER_MINUTE": "100000000"}
+    if visitors is not None and not own_process:  # read by the bot process's settings
+        os.environ.update(web_env)
+    original = soak.players_at_work
+    overall: dict[str, Any] = {}
+
+    async def players_at_work(a: argparse.Namespace, p: Any, stop: asyncio.Event,
+                              watching: Any) -> dict[str, Any]:
+        site = None
+        if own_process:  # calico-bot web beside the bot, on the soak's database
+            db = Path(recorder.made[-1]) / "soak.sqlite3"
+            site = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", "web", cwd=soak.ROOT,
+                env={**os.environ, **web_env, "CALICO_DB": str(db)})
+            await asyncio.sleep(2.0)
+        task = None if visitors is None else asyncio.create_task(visitors.run(p.env))
+        try:
+            result = await original(a, p, stop, watching)
+        finally:
+            if visitors is not None and task is not None:
+                visitors.stop.set()
+                await task
+            if site is not None:
+                site.send_signal(signal.SIGTERM)
+                await site.wait()
+        overall["p99"] = clicks_p99(p, a.warmup)
+        return result
+
+    soak.players_at_work = players_at_work  # type: ignore[assignment]
+    soak.tempfile = recorder  # type: ignore[assignment]
+    probe = soak.Probe(False)
+    try:
+        result = await soak.soak_remote(soak_args, probe)
+    finally:
+        soak.players_at_work = original
+        soak.tempfile = tempfile
+        for name in ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE"):
+            os.environ.pop(name, None)
+    result["overall_p99"] = overall.get("p99")
+    result["visitors"] = visitors
+    return result
+
+
+def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes: float) -> None:
+    print("\nclick latency (ms, steady state), without and with page views")
+    rows = []
+    for kind in CLICKS:
+        a, b = without["latency"].get(kind, {}), with_["latency"].get(kind, {})
+        if not a.get("count") and not b.get("count"):
+            continue
+        def cell(d: dict[str, Any], key: str, q: str) -> str:
+            v = d.get(key)
+            return "-" if not v else f"{v[q]:.1f}"
+        rows.append([a.get("label", kind), f"{a.get('count', 0)}/{b.get('count', 0)}",
+                     cell(a, "first_response_ms", "p99"), cell(b, "first_response_ms", "p99"),
+                     cell(a, "answer_ms", "p99"), cell(b, "answer_ms", "p99")])
+    print(table(["click", "n without/with", "first p99 w/o", "first p99 with",
+                      "answer p99 w/o", "answer p99 with"], rows))
+    (f0, a0), (f1, a1) = without["overall_p99"], with_["overall_p99"]
+    print(f"every click: first response p99 {f0} ms without, {f1} ms with"
+          + (f" ({(f1 / f0 - 1) * 100:+.0f} %)" if f0 and f1 else "")
+          + f"; answer p99 {a0} ms without, {a1} ms with"
+          + (f" ({(a1 / a0 - 1) * 100:+.0f} %)" if a0 and a1 else ""))
+    v: Visitors = with_["visitors"]
+    span = soak.spread(v.times)
+    print(f"page views: {len(v.times)} served ({rate:g}/s asked over {minutes:g} min), "
+          f"{v.skipped} not sent (64 in flight already), statuses {v.statuses}; their latency "
+          f"{span} ms; {len(v.games)} games found on the server page")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    print(f"soak without page views: {args.games} games, {args.minutes:g} min", flush=True)
+    without = await one_run(args, 0.0)
+    print(f"\nsoak with page views at {args.rate:g}/s, the site in the bot's process",
+          flush=True)
+    with_ = await one_run(args, args.rate)
+    print(f"\nsoak with page views at {args.rate:g}/s, the site in its own process "
+          "(calico-bot web)", flush=True)
+    apart = await one_run(args, args.rate, own_process=True)
+    print("\n== the site in the bot's process")
+    report(without, with_, args.rate, args.minutes)
+    print("\n== the site in its own process (calico-bot web)")
+    report(without, apart, args.rate, args.minutes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30)
+    parser.add_argument("--minutes", type=float, default=3.0, help="each of the two runs")
+    parser.add_argument("--rate", type=float, default=100.0, help="page views a second")
+    args = parser.parse_args()
+    print_machine()
+    print(f"commit {soak.commit()}")
+    asyncio.run(main_async(args))
+    print(load_text())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The site's routes and listener: ``/s/<server>``, ``/g/<game>`` (``?step=N``; its pictures
+``/g/<game>/<step>.png`` and ``/g/<game>/scores.png``), ``/t/<tournament>``,
+``/p/<server>.<player>``, each id signed (:mod:`bot.web.links`), and ``/static/``. Every page
+is read from the database through the core's services (any process serves any page; the caches
+here only save work). Started by the client beside the health listener when
+``CALICO_WEB_PORT`` and ``CALICO_WEB_SECRET`` are set."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from bot.core.kernel import Kernel
+from bot.core.models import ManagerError
+from bot.ops.health import HealthServer
+from bot.web import guard, language, links, pages, pictures
+from bot.web.links import Signer
+from bot.words.catalogue import Text
+
+log = logging.getLogger("calico.web")
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(slots=True)
+class Site:
+    kernel: Kernel
+    signer: Signer
+    templates: jinja2.Environment
+    pictures: pictures.Pictures
+    steps: pages.StepCache
+
+
+SITE_KEY = web.AppKey("calico_site", Site)
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                              autoescape=True, trim_blocks=True, lstrip_blocks=True)
+
+
+def _tr(request: web.Request) -> Text:
+    return Text(language.pick(request.headers.get("Accept-Language")))
+
+
+def _page(request: web.Request, template: str, status: int = 200,
+          **context: Any) -> web.Response:
+    site = request.app[SITE_KEY]
+    tr = _tr(request)
+    body = site.templates.get_template(template).render(tr=tr, lang=tr.lang, **context)
+    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",
+                        headers={"Content-Language": tr.lang, "Cache-Control": "no-cache"})
+
+
+def error_page(request: web.Request, status: int) -> web.Response:
+    return _page(request, "error.html", status=status, status_code=status)
+
+
+def _ids(request: web.Request, kind: str, count: int = 1) -> tuple[int, ...]:
+    found = request.app[SITE_KEY].signer.check(kind, request.match_info["token"], count)
+    if found is None:
+        raise web.HTTPNotFound()
+    return found
+
+
+def _step(request: web.Request) -> int | None:
+    text = request.query.get("step", "")
+    return int(text) if text.isdigit() and len(text) < 6 else None
+
+
+async def game(request: web.Request) -> web.Response:
+    site = request.app[SITE_KEY]
+    (game_id,) = _ids(request, links.GAME)
+    page = await pages.game_page(site.kernel, site.signer, _tr(request), site.steps, game_id,
+                                 _step(request))
+    if page is None:
+        raise web.HTTPNotFound()
+    return _page(request, "game.html", page=page, token=request.match_info["token"])
+
+
+async def picture(request: web.Request) -> web.Response:
+    site = request.app[SITE_KEY]
+    (game_id,) = _ids(request, links.GAME)
+    which = request.match_info["which"]
+    if which != "scores" and not (which.isdigit() and len(which) < 6):
+        raise web.HTTPNotFound()
+    tr = _tr(request)
+    info = await pages.shown_game(site.kernel, game_id)
+    if info is None:
+        raise web.HTTPNotFound()
+    names = [p.name for p in await pages.people(site.kernel, site.signer, tr, info)]
+    # A step is fixed once played; the score sheet once the game is over.
+    tag = pictures.etag(game_id, which, tr.lang, *names)
+    headers = {"ETag": tag, "Cache-Control": "public, max-age=300"}
+    if tag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+        return web.Response(status=304, headers=headers)
+    try:
+        steps = await site.steps.get(site.kernel, info)
+    except ManagerError:  # still choosing goals: no table yet
+        raise web.HTTPNotFound() from None
+    if which == "scores":
+        if info.status.value != "over" or not steps:
+            raise web.HTTPNotFound()
+        draw = pictures.scores(tr, steps[-1].view, names)
+    else:
+        index = int(which)
+        if index >= len(steps):
+            raise web.HTTPNotFound()
+        draw = pictures.table(tr, steps[index].view, names)
+    png = await site.pictures.get(tag, draw)
+    return web.Response(body=png, content_type="image/png", headers=headers)
+
+
+async def tournament(request: web.Request) -> web.Response:
+    site = request.app[SITE_KEY]
+    (tid,) = _ids(request, links.TOURNAMENT)
+    page = await pages.tournament_page(site.kernel, site.signer, _tr(request), tid)
+    if page is None:
+        raise web.HTTPNotFound()
+    return _page(request, "tournament.html", page=page)
+
+
+async def player(request: web.Request) -> web.Response:
+    site = request.app[SITE_KEY]
+    guild_id, user_id = _ids(request, links.PLAYER, 2)
+    page = await pages.player_page(site.kernel, site.signer, _tr(request), guild_id, user_id)
+    if page is None:
+        raise web.HTTPNotFound()
+    return _page(request, "player.html", page=page)
+
+
+async def server(request: web.Request) -> web.Response:
+    site = request.app[SITE_KEY]
+    (guild_id,) = _ids(request, links.SERVER)
+    page = await pages.server_page(site.kernel, site.signer, _tr(request), guild_id)
+    if page is None:
+        raise web.HTTPNotFound()
+    return _page(request, "server.html", page=page)
+
+
+async def _close(app: web.Application) -> None:
+    app[SITE_KEY].pictures.close()
+
+
+def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
+             trust_proxy: bool = False) -> web.Application:
+    """The site's application for one kernel (``secret``: ``CALICO_WEB_SECRET``)."""
+    limit = guard.RateLimit(rate_per_minute)
+    app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
+    app[SITE_KEY] = Site(kernel, Signer(secret), environment(), pictures.Pictures(),
+                         pages.StepCache())
+    routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
+        (f"/{links.SERVER}/{{token}}", server), (f"/{links.GAME}/{{token}}", game),
+        (f"/{links.GAME}/{{token}}/{{which}}.png", picture),
+        (f"/{links.TOURNAMENT}/{{token}}", tournament), (f"/{links.PLAYER}/{{token}}", player)]
+    for path, handler in routes:
+        app.router.add_get(path, handler)
+    app.router.add_static("/static/", HERE / "static", append_version=False)
+    app.on_cleanup.append(_close)
+    return app
+
+
+async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127.0.0.1",
+                     rate_per_minute: int = 120, trust_proxy: bool = False) -> HealthServer:
+    """Build and start the site on its own listener (what the client's ``setup_hook`` calls)."""
+    server = HealthServer(make_app(kernel, secret, rate_per_minute=rate_per_minute,
+                                   trust_proxy=trust_proxy), name="web site")
+    await server.start(host, port)
+    return server
+
+
+async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1",
+                rate_per_minute: int = 120, trust_proxy: bool = False) -> None:
+    """``calico-bot web``: the site alone, in a process of its own beside the bot (it only
+    reads the database: SQLite in WAL mode or PostgreSQL), until SIGTERM or SIGINT. Page views
+    then take no CPU time from the process answering the players' clicks."""
+    import asyncio
+    import contextlib
+    import signal
+
+    from bot.core.manager import Manager
+
+    manager = await Manager.open(db_path, exclusive=False)
+    try:
+        server = await start_site(manager.kernel, secret, port=port, host=host,
+                                  rate_per_minute=rate_per_minute, trust_proxy=trust_proxy)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        await manager.close()

@@ -1,0 +1,110 @@
+"""What every answer carries and what keeps the site cheap: security headers, the pictures'
+ETags (304: nothing drawn again), the per-address rate limit (429), the signed links, the
+visitor's language."""
+
+from __future__ import annotations
+
+import re
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.web import links
+from bot.web.app import SITE_KEY, make_app
+from bot.web.guard import RateLimit
+from bot.web.language import pick
+from bot.web.links import Signer
+from bot.web.plot import rating_plot
+from tests.core.conftest import GUILD
+from tests.web.conftest import SECRET, World
+
+
+async def test_every_answer_carries_the_security_headers(world: World) -> None:
+    for path in (world.path(links.GAME, world.finished.id), "/g/1-nothing",
+                 world.path(links.GAME, world.finished.id) + "/0.png", "/static/site.css"):
+        resp = await world.client.get(path)
+        csp = resp.headers["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, path
+        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp, path
+        assert resp.headers["X-Content-Type-Options"] == "nosniff", path
+        assert resp.headers["Referrer-Policy"] == "no-referrer", path
+
+
+async def test_pages_have_no_inline_script_and_work_without_one(world: World) -> None:
+    resp = await world.client.get(world.path(links.GAME, world.finished.id) + "?step=5")
+    body = await resp.text()
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", body, re.S)
+    assert scripts == [(' src="/static/stepper.js" defer', "")]
+    assert not re.search(r"\son[a-z]+=", body)  # no inline event handler either
+    # The stepper is plain links and a form that submits without a script.
+    assert '<form class="slider" method="get"' in body and 'name="step"' in body
+    js = await (await world.client.get("/static/stepper.js")).text()
+    assert "ArrowLeft" in js and "ArrowRight" in js
+
+
+async def test_a_picture_is_drawn_once_and_then_answered_304(world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id) + "/7.png"
+    first = await world.client.get(path)
+    tag = first.headers["ETag"]
+    assert first.status == 200 and tag.startswith('"') and pictures.drawn == 1
+    again = await world.client.get(path, headers={"If-None-Match": tag})
+    assert again.status == 304 and await again.read() == b"" and pictures.drawn == 1
+    other = await world.client.get(path, headers={"If-None-Match": '"nope"'})
+    assert other.status == 200 and pictures.drawn == 1  # from the cache, not drawn again
+    # Another language is another picture (the labels are words).
+    fr = await world.client.get(path, headers={"Accept-Language": "fr"})
+    assert fr.status == 200 and fr.headers["ETag"] != tag and pictures.drawn == 2
+
+
+async def test_too_many_requests_from_one_address_get_429(world: World) -> None:
+    client = TestClient(TestServer(make_app(world.m.kernel, SECRET, rate_per_minute=3)))
+    await client.start_server()
+    try:
+        path = world.path(links.SERVER, GUILD)
+        assert [(await client.get(path)).status for _ in range(3)] == [200] * 3
+        refused = await client.get(path)
+        assert refused.status == 429 and int(refused.headers["Retry-After"]) >= 1
+        assert "Too many requests" in await refused.text()
+        assert "frame-ancestors" in refused.headers["Content-Security-Policy"]
+    finally:
+        await client.close()
+
+
+def test_the_rate_limit_refills_and_counts_each_address_apart() -> None:
+    now = [0.0]
+    limit = RateLimit(60, clock=lambda: now[0])
+    assert all(limit.take("a") == 0 for _ in range(60))
+    assert limit.take("a") > 0 and limit.take("b") == 0
+    now[0] += 1.0  # one more a second
+    assert limit.take("a") == 0 and limit.take("a") > 0
+
+
+def test_signatures_hold_only_for_their_kind_ids_and_secret() -> None:
+    s = Signer("one secret")
+    token = s.sign(links.PLAYER, 5, 6)
+    assert s.check(links.PLAYER, token, 2) == (5, 6)
+    assert s.check(links.GAME, token, 2) is None
+    assert s.check(links.PLAYER, token, 1) is None
+    assert Signer("another secret").check(links.PLAYER, token, 2) is None
+    assert s.check(links.PLAYER, token.replace("5.6", "5.7"), 2) is None
+    assert links.page_url("https://x.org/", s, links.GAME, 3) == \
+        "https://x.org" + s.path(links.GAME, 3)
+
+
+def test_the_language_follows_accept_language() -> None:
+    assert pick(None) == "en" and pick("") == "en" and pick("de-DE") == "en"
+    assert pick("fr-FR,fr;q=0.9") == "fr"
+    assert pick("en;q=0.5, pl;q=0.9") == "pl"
+    assert pick("pl;q=0, fr") == "fr"
+    assert pick("pl, fr") == "pl"
+
+
+def test_the_rating_plot_rises_where_the_rating_rises() -> None:
+    assert rating_plot([]) is None
+    plot = rating_plot([1.0, 3.0, 2.0])
+    assert plot is not None and plot.low == "1.0" and plot.high == "3.0"
+    ys = [y for _x, y in plot.dots]
+    assert ys[1] < ys[2] < ys[0]  # SVG y grows downwards
+    single = rating_plot([4.2])
+    assert single is not None and len(single.dots) == 1
+    assert single.dots[0][1] == single.height / 2  # in the middle, not on the axis
