@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from bot.adapter.delivery import nonce_for
-from bot.core import queries
+from bot.core import folding, queries
 from bot.core.manager import Manager
 from bot.core.models import GameInfo, GameStatus
+from bot.core.notices import Notice
 from engine.ai import make_player
 from engine.hexgrid import cell_name
 from engine.moves import ChooseGoals, PlaceTile
@@ -363,9 +364,16 @@ async def test_three_processes_share_forty_games_across_a_crash(
         # at the first one's message)
         delivered = [n for n in notices if n.status == "done" and n.message_id is not None
                      and n.kind not in ("open_thread", "lobby")]
+        # A run of computer moves is one post (bot.core.folding): its notices share the
+        # message, whose nonce is the run's (its first notice's key and the run's length).
+        by_message: dict[int, list[Notice]] = {}
         for n in delivered:
-            msg = env.state.messages.get(n.message_id or 0)
-            assert msg is not None and msg.nonce == nonce_for(n.key), n.kind
+            by_message.setdefault(n.message_id or 0, []).append(n)
+        for message_id, run in by_message.items():
+            run.sort(key=lambda n: n.id)
+            msg = env.state.messages.get(message_id)
+            assert msg is not None, run[0].kind
+            assert msg.nonce == nonce_for(folding.run_key(run[0].key, len(run))), run[0].kind
         # At most the notices the killed process had in flight were sent twice (and Discord's
         # nonce check kept them from showing twice). The message says when each repeat's first
         # copy came, against the kill, to tell the dead process's lanes from any other cause.
