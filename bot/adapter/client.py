@@ -119,6 +119,9 @@ class CalicoBot(commands.AutoShardedBot):
             global_per_second=pacing.GLOBAL_PER_SECOND / max(1, settings.cluster_slots))
         shards.setdefault("http_trace", self.pacer.trace())
         shards.setdefault("max_ratelimit_timeout", 30.0)
+        # ...but a request with a token left is never refused ahead for its window's end (a
+        # thread budget's five minutes): the pacer already put off what would wait.
+        pacing.refuse_ahead_only_what_would_wait()
         super().__init__(command_prefix=commands.when_mentioned, tree_cls=commands_sync.CalicoTree,
                          intents=intents(members_intent), help_command=None,
                          max_messages=None, **shards)

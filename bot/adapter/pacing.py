@@ -29,7 +29,12 @@ and its slot serves other channels meanwhile. The rules:
   metrics).
 
 The bot also sets discord.py's ``max_ratelimit_timeout`` (30 s, the least it allows): a wait
-longer than that raises instead of sleeping, and the delivery turns it into a ``Later``.
+longer than that raises instead of sleeping, and the delivery turns it into a ``Later``. But
+discord.py (2.7) also refuses a request *ahead*, without sending it, whenever its bucket's
+window ends more than that far away, tokens left or not: with the thread budget's five-minute
+window, every thread but the first of a window was refused until 30 s before its end (100
+starts: one table opened at once, and the rest 270 s later than their players were told).
+:func:`refuse_ahead_only_what_would_wait` narrows that refusal to a request that would wait.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from types import SimpleNamespace
 from typing import Final
 
 import aiohttp
+import discord.http
 
 THREAD_WINDOW: Final = 300.0  # Discord's thread budget's window, as observed (until heard)
 THREAD_BUDGET: Final = 50  # ...and its size, until an answer says otherwise
@@ -264,6 +270,30 @@ class Pacer:
         """401, 403 and 429 answers in the last ten minutes (Discord bans past 10,000)."""
         self._forget_old_invalid(self.clock())
         return len(self.invalid)
+
+
+class _Ratelimit(discord.http.Ratelimit):
+    """discord.py's bucket, refusing a request ahead (``RateLimited``, nothing sent) only when it
+    would have to wait: no token left, the window's end past ``max_ratelimit_timeout``."""
+
+    __slots__ = ()
+
+    async def acquire(self) -> None:
+        if self.remaining <= 0 or self.is_expired():
+            await super().acquire()  # a wait (or a window over): discord.py's own rules
+            return
+        # A token is there: taken now (no await below with one left), whenever the window ends.
+        expires, self.expires = self.expires, None
+        try:
+            await super().acquire()
+        finally:
+            self.expires = expires
+
+
+def refuse_ahead_only_what_would_wait() -> None:
+    """Install :class:`_Ratelimit` as discord.py's bucket (see the module docstring); every
+    client of the process uses it from then on."""
+    discord.http.Ratelimit = _Ratelimit  # type: ignore[misc]
 
 
 def _number(value: object) -> float | None:

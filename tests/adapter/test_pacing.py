@@ -170,3 +170,73 @@ def test_games_put_off_come_back_in_the_order_they_were_asked_for() -> None:
     pacer.thread_opened(5)
     pacer.thread_put_off(5)  # opened already: not put back in line
     assert 5 not in pacer.waiting_threads
+
+
+def test_a_hundred_starts_in_a_minute_are_told_when_their_tables_open() -> None:
+    """Issue 29's start burst on a clock the test moves: 100 tables asked for over a minute,
+    each opening tried as the bot does (at once, or put off to :meth:`Pacer.thread_later` and
+    tried again then, longest-waiting first) against a budget of 50 threads per 300 s counted
+    from the first of each window, as Discord and the stand-in count it. Each person is told a
+    time within a few seconds of when their table opens, none asks past the budget, and the
+    last opens at the third window's start (49 a window: one token is kept)."""
+    clock = Clock()
+    began = clock.now
+    pacer = Pacer(clock=clock)
+    route = ("POST", "/channels/{id}/threads", "10")
+    window = {"start": -1e9, "count": 0}
+    told: dict[int, float] = {}
+    opened: dict[int, float] = {}
+    due: dict[int, float] = {}
+
+    def create() -> None:
+        if clock.now - window["start"] >= 300.0:
+            window.update(start=clock.now, count=0)
+        assert window["count"] < 50, "past the budget: a 429"
+        window["count"] += 1
+        pacer.heard(route, 201, headers(50 - int(window["count"]),
+                                        window["start"] + 300.0 - clock.now, limit=50))
+
+    def try_open(game: int) -> None:
+        if pacer.thread_wait() > pacing.SHORT:
+            due[game] = clock.now + pacer.thread_later(game)
+            return
+        create()
+        pacer.thread_opened(game)
+        opened[game] = clock.now
+
+    def retries_until(moment: float) -> None:
+        while due and min(due.values()) <= moment:
+            game = min(due, key=lambda g: due[g])
+            clock.now = max(clock.now, due.pop(game))
+            try_open(game)
+
+    for game in range(1, 101):
+        retries_until(began + (game - 1) * 0.6)
+        clock.now = began + (game - 1) * 0.6
+        pacer.thread_put_off(game)  # in line from the answer on, as /calico start does
+        told[game] = clock.now + pacer.thread_eta(game)
+        try_open(game)
+    retries_until(float("inf"))
+    assert sorted(opened) == list(range(1, 101))
+    late = {g: round(opened[g] - told[g], 1) for g in opened}
+    assert all(-3.0 <= d <= 3.0 for d in late.values()), late
+    assert sum(opened[g] - began < 60.0 for g in opened) == 49
+    assert sum(told[g] - began > 250.0 for g in told) == 51  # the others were told to wait
+    assert opened[100] - began == pytest.approx(600.0, abs=5.0)
+
+
+async def test_discord_py_refuses_ahead_only_a_request_that_would_wait() -> None:
+    """discord.py refused a thread ahead whenever the budget's window ended more than
+    ``max_ratelimit_timeout`` away, with tokens left: only a request that would wait is."""
+    import discord
+    import discord.http
+
+    pacing.refuse_ahead_only_what_would_wait()  # as the bot does
+    loop = asyncio.get_running_loop()
+    bucket = discord.http.Ratelimit(30.0)
+    bucket.limit, bucket.remaining, bucket.expires = 50, 2, loop.time() + 290.0
+    await bucket.acquire()  # a token: taken, whatever the window's end
+    assert bucket.remaining == 1 and bucket.expires == pytest.approx(loop.time() + 290.0, abs=1)
+    bucket.remaining = 0
+    with pytest.raises(discord.RateLimited):  # none left: the wait is past 30 s
+        await bucket.acquire()

@@ -153,6 +153,33 @@ async def test_more_solo_games_than_threads_start_at_once(discord_env: DiscordEn
     assert len({t.name for t in env.threads(env.channel)}) == 8
 
 
+async def test_a_budget_with_discords_five_minute_window_is_spent_at_once(
+        discord_env: DiscordEnv, tmp_path: Path) -> None:
+    """Issue 29's start burst at Discord's own windows: the thread budget's window is longer
+    than discord.py's ``max_ratelimit_timeout`` (30 s), and discord.py refused every thread but
+    the first of a window on its own (its bucket's reset was too far), tokens left or not, until
+    30 s before the reset: one table opened, the others 270 s late at Discord's five minutes.
+    Here the window is 60 s: the tables the budget allows open at once, each answer naming its
+    thread."""
+    env = discord_env
+    rate = limits(env, thread_budget=6)
+    rate.routes = with_thread_budget(6, 60.0 / SCALE)  # 60 s once scaled, past discord.py's 30
+    players = people(env, 4)
+    await env.start_client(factory(tmp_path / "window.sqlite3"))
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    starts = [await env.slash(p, "calico", "solo", options={"setup": "beginner"})
+              for p in players]
+    await env.wait_for(lambda: len(env.threads(env.channel)) >= 4 or None, timeout=15)
+    assert loop.time() - began < 15.0
+    answers = [await ix.wait_followup(timeout=10) for ix in starts]
+    await env.wait_for(lambda: all("<#" in env.get_message(a.id).content for a in answers)
+                       or None, timeout=10)
+    assert all(not WHEN.findall(env.get_message(a.id).content) for a in answers)
+    assert len({t.name for t in env.threads(env.channel)}) == 4
+    assert rate.records == []  # and no 429 either
+
+
 async def test_a_burst_in_one_thread_is_paced_and_holds_no_other(discord_env: DiscordEnv,
                                                                  tmp_path: Path) -> None:
     """Twelve posts due in one thread at once (a four-computer table played fast): paced to
