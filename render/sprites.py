@@ -2,7 +2,7 @@
 
 Every sprite is a square RGBA image centred on its hex (or token), returned from an lru_cache:
 callers paste from it and never draw on it, which keeps the caches safe to share between
-threads.
+threads. A tile that only goes into another cached picture is drawn afresh (:func:`draw_tile`).
 """
 
 from __future__ import annotations
