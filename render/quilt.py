@@ -68,10 +68,11 @@ def _board_base(border: tuple[tuple[int, int], ...], board: str,
     img = Image.new("RGB", (w, h), theme.BACKGROUND)
     _backing(img, lay, stitch)
     for cell, t in border:
-        sp = sprites.tile_sprite(t, radius, border=True)
+        # Drawn afresh: the base is cached, so the printed patches are never pasted again.
+        sp = sprites.draw_tile(t, radius, border=True)
         paste_at(img, sp, lay.center(cell))
     for cell in INNER:
-        paste_at(img, _empty_sprite(cell_name(cell) if words else "", radius, "plain"),
+        paste_at(img, _draw_empty(cell_name(cell) if words else "", radius, "plain"),
                  lay.center(cell))
     return img
 
@@ -101,8 +102,14 @@ def _backing(img: Image.Image, lay: QuiltLayout, stitch: RGB) -> None:
 
 @lru_cache(maxsize=512)
 def _empty_sprite(name: str, radius: int, state: str) -> Image.Image:
+    """:func:`_draw_empty`, cached: the cells a turn marks legal or dim, pasted over the base."""
+    return _draw_empty(name, radius, state)
+
+
+def _draw_empty(name: str, radius: int, state: str) -> Image.Image:
     """An empty inner cell with its name. ``state``: ``plain``, ``legal`` (where the tile may
-    go: warm and bold) or ``dim`` (not allowed now)."""
+    go: warm and bold) or ``dim`` (not allowed now). The plain cells are drawn only into the
+    cached board base, so they are not cached themselves."""
     size = sprite_size(radius)
     r = 1.0 - sprites.SEAM
     fill = {"legal": theme.LEGAL_FILL, "dim": theme.EMPTY_DIM}.get(state, theme.EMPTY_FILL)

@@ -2,7 +2,7 @@
 
 Every sprite is a square RGBA image centred on its hex (or token), returned from an lru_cache:
 callers paste from it and never draw on it, which keeps the caches safe to share between
-threads.
+threads. A tile that only goes into another cached picture is drawn afresh (:func:`draw_tile`).
 """
 
 from __future__ import annotations
@@ -264,10 +264,21 @@ SEAM = 0.045  # gap between neighbouring patches, as a share of the radius
 
 @lru_cache(maxsize=512)
 def tile_sprite(tile: int, radius: int, border: bool = False) -> Image.Image:
-    """A patch tile (``color * 6 + pattern``) as an RGBA hex of ``radius`` px.
+    """A patch tile (``color * 6 + pattern``) as an RGBA hex of ``radius`` px, cached: for
+    pictures that paste a tile alone (a preview, a faded market tile, a rules example). See
+    :func:`draw_tile`."""
+    return draw_tile(tile, radius, border)
+
+
+def draw_tile(tile: int, radius: int, border: bool = False) -> Image.Image:
+    """A patch tile (``color * 6 + pattern``) as an RGBA hex of ``radius`` px, drawn afresh.
 
     ``border`` draws the board's printed patch instead: muted toward the linen, with a
     running stitch inside its edge and no shadow, so it never looks like a placed tile.
+
+    Not cached here: most tiles are drawn into another cached picture (a placed tile with its
+    shadow, a board's printed border) and never pasted alone; caching those too held two
+    copies of every tile at every size (about 5 MB over a soak's mix of pictures).
     """
     color, pattern = divmod(tile, 6)
     fabric, motif = theme.tile_palette()[color]
@@ -313,7 +324,7 @@ def placed_sprite(tile: int, radius: int) -> Image.Image:
     """A placed tile with its shadow baked in: one paste per tile instead of two. Pasted in
     row order, each tile covers the shadows that fell on it from the tiles before."""
     out = shadow_sprite(radius).copy()
-    out.alpha_composite(tile_sprite(tile, radius))
+    out.alpha_composite(draw_tile(tile, radius))
     return out
 
 

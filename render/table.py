@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -45,13 +44,13 @@ def cat_card_base(cat_id: str, points: int, min_size: int,
     """A cat's card without its patterns: face (in the cat's own colour), name, points, and what it
     needs on the left of the lower half (the table adds the patterns; the rules, words).
     A fresh copy, for the caller to draw on."""
-    return _card_face(cat_id, points, min_size, shape, width).copy()
+    return _card_face(cat_id, points, min_size, shape, width)
 
 
-# The face of a card is cached, not the whole card: a game pairs each cat with two of the six
-# patterns at random, so whole cards hardly repeat across games, and with 30 games at a time
-# a cache of whole cards held about 10 MB of pictures it seldom reused.
-@lru_cache(maxsize=32)
+# Neither the card nor its face is cached: a game pairs each cat with two of the six patterns
+# at random, so whole cards hardly repeat across games (a cache of them held about 10 MB with
+# 30 games at a time), and the faces of ten cats at two card widths held 2.5 MB to save about
+# 0.4 ms a card (the panel, the token and the need's sprites are cached on their own).
 def _card_face(cat_id: str, points: int, min_size: int,
                shape: tuple[tuple[int, int], ...], width: int) -> Image.Image:
     img = Image.new("RGBA", (width + 8, CARD_H + 8), (0, 0, 0, 0))

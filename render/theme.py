@@ -178,6 +178,7 @@ FONT_FILE = FONT_DIR / "Nunito.ttf"  # Nunito 3.602, SIL Open Font License 1.1 (
 REGULAR = 560
 BOLD = 820
 BLACK = 950
+STATIC_WEIGHTS = frozenset((REGULAR, BOLD, BLACK))
 
 _font_bytes: bytes | None = None
 _font_lock = threading.Lock()
@@ -193,6 +194,12 @@ def _data() -> bytes:
         return _font_bytes
 
 
+def static_font_file(weight: int) -> Path:
+    """Nunito's static instance at ``weight`` (one of :data:`REGULAR`, :data:`BOLD`,
+    :data:`BLACK`; made by ``tools/make_fonts.py --nunito``)."""
+    return FONT_DIR / f"Nunito-{weight}.ttf"
+
+
 def font(size: int, weight: int = REGULAR) -> ImageFont.FreeTypeFont:
     """The shipped font at ``size`` px and ``weight`` (100-1000), cached per thread."""
     cache: dict[tuple[int, int], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
@@ -202,9 +209,16 @@ def font(size: int, weight: int = REGULAR) -> ImageFont.FreeTypeFont:
     key = (size, weight)
     f = cache.get(key)
     if f is None:
-        # Basic layout: the same pixels whether or not libraqm is installed.
-        f = ImageFont.truetype(BytesIO(_data()), size, layout_engine=ImageFont.Layout.BASIC)
-        f.set_variation_by_axes([weight])
+        # Basic layout: the same pixels whether or not libraqm is installed. The three weights
+        # the pictures use come from static instances: a face (one per size and thread) of
+        # the variable font held about 340 KB, of a static one about 190 KB, with the same
+        # outlines and advances (docs/performance.md, issue 30).
+        if weight in STATIC_WEIGHTS:
+            f = ImageFont.truetype(str(static_font_file(weight)), size,
+                                   layout_engine=ImageFont.Layout.BASIC)
+        else:
+            f = ImageFont.truetype(BytesIO(_data()), size, layout_engine=ImageFont.Layout.BASIC)
+            f.set_variation_by_axes([weight])
         cache[key] = f
     return f
 

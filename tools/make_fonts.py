@@ -9,6 +9,7 @@ sources are the Noto fonts as published on PyPI by font packagers (OFL 1.1), fet
         justmytype-intl-cjk==0.1.0 manimgx-fonts==2026.9.26.post1
     pip install fonttools
     python tools/make_fonts.py /tmp/noto        # or --coverage: coverage.json alone
+    python tools/make_fonts.py --nunito         # Nunito's static weights (below)
 
 Each font is cut down with fontTools: one static instance, bold (weight 700, normal width;
 names are drawn bold), and for the two CJK fonts only the blocks names use (every unified
@@ -137,8 +138,31 @@ def write_coverage(chain: list[str]) -> None:
     (OUT / "coverage.json").write_text("{\n" + lines + "\n}\n")
 
 
+# The weights the pictures use (render.theme.REGULAR, BOLD, BLACK), each made a static
+# instance of the shipped variable Nunito for the basic layout (render.theme.font).
+NUNITO_WEIGHTS = (560, 820, 950)
+
+
+def nunito_weights() -> None:
+    """``Nunito-<weight>.ttf`` from ``Nunito.ttf``: one static instance per weight, without the
+    layout tables (GPOS, GSUB, GDEF) that Pillow's basic layout never reads. FreeType keeps a
+    face per size and Pillow a copy of the font's bytes per face: a face of the variable font
+    took about 340 KB, of these about 190 KB (benchmarks/bench_render_memory.py)."""
+    for weight in NUNITO_WEIGHTS:
+        font = instancer.instantiateVariableFont(TTFont(OUT / "Nunito.ttf"), {"wght": weight})
+        for tag in ("GPOS", "GSUB", "GDEF"):
+            if tag in font:
+                del font[tag]
+        out = OUT / f"Nunito-{weight}.ttf"
+        font.save(out)
+        print(f"{out.name}: {out.stat().st_size / 1024:.0f} KB")
+
+
 def main() -> None:
     chain: list[str] = []
+    if sys.argv[1:] == ["--nunito"]:
+        nunito_weights()
+        return
     if sys.argv[1:] == ["--coverage"]:
         chain = list(json.loads((OUT / "coverage.json").read_text()))[1:]
     else:
