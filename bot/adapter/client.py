@@ -351,21 +351,15 @@ class CalicoBot(commands.AutoShardedBot):
             log.exception("starting the computer players' processes failed")
 
     async def _start_site(self) -> None:
-        """The companion web site (issue #32) on its own listener when CALICO_WEB_PORT and
-        CALICO_WEB_SECRET are set, and the Link buttons under posts when the secret and
-        CALICO_WEB_BASE_URL are."""
+        """The companion web site (issue #32) when it is configured, and the Link buttons
+        under posts: they need only the address and the key, since the site may run in a
+        process of its own (``calico-bot web``) while this one leaves CALICO_WEB_PORT unset."""
         st = self.settings
-        secret = st.web_secret.get_secret_value()
-        # The links need only the address and the key: the site may run in its own process
-        # (calico-bot web) while this one leaves CALICO_WEB_PORT unset.
-        weblinks.configure(st.web_base_url, secret)
-        if st.web_on and st.web_port is not None:
-            from bot.web.app import start_site
+        weblinks.configure(st.web_base_url, st.web_secret.get_secret_value())
+        if st.web_on:
+            from bot.web.app import start_configured  # jinja2 loaded only when the site is on
 
-            self.site = await start_site(self.kernel, secret, port=st.web_port,
-                                         host=st.web_host,
-                                         rate_per_minute=st.web_rate_per_minute,
-                                         trust_proxy=st.web_trust_proxy)
+            self.site = await start_configured(self.kernel, st)
 
     # ------------------------------------------------------------------ stop
 

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from aiohttp import web
@@ -22,6 +22,9 @@ from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
 from bot.web.links import Signer
 from bot.words.catalogue import Text
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 log = logging.getLogger("calico.web")
 HERE = Path(__file__).resolve().parent
@@ -172,6 +175,16 @@ async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127
                                    trust_proxy=trust_proxy), name="web site")
     await server.start(host, port)
     return server
+
+
+async def start_configured(kernel: Kernel, st: Settings) -> HealthServer | None:
+    """The site on its own listener when ``CALICO_WEB_PORT`` and ``CALICO_WEB_SECRET`` are set
+    (the bot's process), else None."""
+    if not st.web_on or st.web_port is None:
+        return None
+    return await start_site(kernel, st.web_secret.get_secret_value(), port=st.web_port,
+                            host=st.web_host, rate_per_minute=st.web_rate_per_minute,
+                            trust_proxy=st.web_trust_proxy)
 
 
 async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1",

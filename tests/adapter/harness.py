@@ -118,6 +118,10 @@ async def turn_via(env: DiscordEnv, user: str, msg: FakeMessage, game: GameInfo,
     else:
         slot = str(move.market)
     take_id = f"calico:t:{game.id}:{game.ply}:{source}:{cell}:{slot}"
+    # The bot may answer the select with a deferral and edit the panel after it (the preview
+    # drawn on a busy machine): the market buttons come with that edit.
+    await env.wait_for(lambda: take_id in custom_ids(env.get_message(msg.id)) or None,
+                       timeout=30)
     second = await env.click(user, env.get_message(msg.id), custom_id=take_id)
     await second.wait_response()
     return first, second

@@ -36,7 +36,7 @@ async def test_what_is_stored_survives_closing_and_opening_again(db_path: str,
 
 async def test_the_features_are_registered_in_their_order(sqlite_manager: Manager) -> None:
     hooks = sqlite_manager.kernel.hooks
-    assert [f.name for f in hooks.features] == ["progress", "challenge", "tournament"]
+    assert [f.name for f in hooks.features] == ["progress", "challenge", "tournament", "site"]
     assert tuple(hooks.features) == FEATURES
     with pytest.raises(ValueError):  # one kernel, one registration of each feature
         Manager(sqlite_manager.kernel)
