@@ -18,12 +18,14 @@ import multiprocessing
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import render
 from bot.words.catalogue import Text
 from engine.views import PublicView
 
 RENDER_VERSION = "1"  # bump when the pictures change, so browsers fetch them again
+R = TypeVar("R")
 NICENESS = 10  # the drawing process yields the CPU to the bot's own (clicks come first)
 
 
@@ -47,15 +49,31 @@ class Pictures:
     (``size`` pictures kept)."""
 
     def __init__(self, *, processes: int = 1, size: int = 256) -> None:
-        # spawn: the bot's process has threads (the database's, the render pool's); forking it
-        # could copy a lock held by one of them.
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_lower_priority)
+        self._processes = processes
+        self._pool = self._new_pool()
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._drawing: dict[str, asyncio.Future[bytes]] = {}
         self._size = size
         self.drawn = 0  # pictures drawn (not served from the cache)
+
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        # spawn: the bot's process has threads (the database's, the render pool's); forking it
+        # could copy a lock held by one of them.
+        return concurrent.futures.ProcessPoolExecutor(
+            self._processes, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lower_priority)
+
+    async def _draw(self, draw: Callable[[], R]) -> R:
+        pool = self._pool
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, draw)
+        except concurrent.futures.process.BrokenProcessPool:
+            # The worker died (killed, out of memory): this picture fails, the next ones are
+            # drawn by a new worker.
+            if self._pool is pool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            raise
 
     async def get(self, tag: str, draw: Callable[[], bytes]) -> bytes:
         png = self._cache.get(tag)
@@ -65,7 +83,7 @@ class Pictures:
         pending = self._drawing.get(tag)
         if pending is not None:  # someone asked for it a moment ago: one drawing for both
             return await asyncio.shield(pending)
-        pending = asyncio.get_running_loop().run_in_executor(self._pool, draw)
+        pending = asyncio.ensure_future(self._draw(draw))
         self._drawing[tag] = pending
         try:
             png = await asyncio.shield(pending)
@@ -79,7 +97,7 @@ class Pictures:
 
     async def worker(self) -> int:
         """The process id of a worker drawing the pictures (not the bot's own)."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)
+        return await self._draw(os.getpid)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

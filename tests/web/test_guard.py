@@ -8,6 +8,7 @@ import asyncio
 import os
 import random
 import re
+import signal
 
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -155,3 +156,14 @@ async def test_pictures_are_drawn_in_another_process_once_for_a_burst(world: Wor
     assert [r.status for r in burst] == [200] * 4 and len(pngs) == 1
     assert pictures.drawn == 1  # four asked at once, one drawn
     assert await pictures.worker() != os.getpid()
+
+
+async def test_a_picture_worker_killed_is_replaced(world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id)
+    assert (await world.client.get(path + "/3.png")).status == 200
+    os.kill(await pictures.worker(), signal.SIGKILL)
+    statuses = [(await world.client.get(f"{path}/{i}.png")).status for i in (4, 5, 6)]
+    # The picture asked as the worker died may fail; the next ones are drawn again.
+    assert statuses[-1] == 200 and set(statuses) <= {200, 500}
+    assert (await world.client.get(path + "/3.png")).status == 200  # kept from before
