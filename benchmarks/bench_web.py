@@ -125,7 +125,7 @@ def namespace(games: int, minutes: float) -> argparse.Namespace:
         mode="remote", games=games, minutes=minutes, every=min(30.0, max(5.0, minutes * 6)),
         think=0.0, trace=False, malloc_arena_max=0, render_threads=0, malloc_trim=False,
         solo=(games + 4) // 5 if games > 1 else 0, stagger=0.5, warmup=games * 0.5 + 5.0,
-        json=None, quick=False, child_bot=None, report=None)
+        json=None, quick=False, scripts=False, child_bot=None, report=None)
 
 
 def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:

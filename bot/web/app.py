@@ -20,6 +20,7 @@ from bot.core.kernel import Kernel
 from bot.core.models import ManagerError
 from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
+from bot.web.cache import Lru
 from bot.web.links import Signer
 from bot.words.catalogue import Text
 
@@ -37,6 +38,7 @@ class Site:
     templates: jinja2.Environment
     pictures: pictures.Pictures
     steps: pages.StepCache
+    pages: Lru[str]  # whole game pages (HTML) by their ETag
 
 
 SITE_KEY = web.AppKey("calico_site", Site)
@@ -51,13 +53,27 @@ def _tr(request: web.Request) -> Text:
     return Text(language.pick(request.headers.get("Accept-Language")))
 
 
+def _html(request: web.Request, body: str, status: int = 200,
+          headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",
+                        headers={"Content-Language": _tr(request).lang,
+                                 "Cache-Control": "no-cache", **(headers or {})})
+
+
+def _render(request: web.Request, template: str, **context: Any) -> str:
+    tr = _tr(request)
+    return request.app[SITE_KEY].templates.get_template(template).render(
+        tr=tr, lang=tr.lang, **context)
+
+
 def _page(request: web.Request, template: str, status: int = 200,
           **context: Any) -> web.Response:
-    site = request.app[SITE_KEY]
-    tr = _tr(request)
-    body = site.templates.get_template(template).render(tr=tr, lang=tr.lang, **context)
-    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",
-                        headers={"Content-Language": tr.lang, "Cache-Control": "no-cache"})
+    return _html(request, _render(request, template, **context), status)
+
+
+def _known(request: web.Request, tag: str) -> bool:
+    """Whether the browser already has the answer tagged ``tag`` (If-None-Match)."""
+    return tag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}
 
 
 def error_page(request: web.Request, status: int) -> web.Response:
@@ -79,11 +95,29 @@ def _step(request: web.Request) -> int | None:
 async def game(request: web.Request) -> web.Response:
     site = request.app[SITE_KEY]
     (game_id,) = _ids(request, links.GAME)
-    page = await pages.game_page(site.kernel, site.signer, _tr(request), site.steps, game_id,
-                                 _step(request))
-    if page is None:
+    tr = _tr(request)
+    # Who may see the game and how its people are named are read again for every request;
+    # only the page built from them is kept.
+    info = await pages.shown_game(site.kernel, game_id)
+    if info is None:
         raise web.HTTPNotFound()
-    return _page(request, "game.html", page=page, token=request.match_info["token"])
+    players = await pages.people(site.kernel, site.signer, tr, info)
+    token, step = request.match_info["token"], _step(request)
+    # A stored version of a game never changes: with the step, the language and the names
+    # (hidden or not) it is the whole page.
+    tag = pictures.etag("page", token, info.version, step, tr.lang,
+                        *(f"{p.name}\x1e{p.href}" for p in players))
+    headers = {"ETag": tag}
+    if _known(request, tag):
+        return web.Response(status=304, headers={
+            **headers, "Cache-Control": "no-cache", "Content-Language": tr.lang})
+    body = site.pages.get(tag)
+    if body is None:
+        page = await pages.game_page(site.kernel, site.signer, tr, site.steps, info, players,
+                                     step)
+        body = _render(request, "game.html", page=page, token=token)
+        site.pages.put(tag, body)
+    return _html(request, body, headers=headers)
 
 
 async def picture(request: web.Request) -> web.Response:
@@ -100,7 +134,7 @@ async def picture(request: web.Request) -> web.Response:
     # A step is fixed once played; the score sheet once the game is over.
     tag = pictures.etag(game_id, which, tr.lang, *names)
     headers = {"ETag": tag, "Cache-Control": "public, max-age=300"}
-    if tag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+    if _known(request, tag):
         return web.Response(status=304, headers=headers)
     try:
         steps = await site.steps.get(site.kernel, info)
@@ -156,7 +190,7 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
     limit = guard.RateLimit(rate_per_minute)
     app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
     app[SITE_KEY] = Site(kernel, Signer(secret), environment(), pictures.Pictures(),
-                         pages.StepCache())
+                         pages.StepCache(), Lru(256))
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
         (f"/{links.SERVER}/{{token}}", server), (f"/{links.GAME}/{{token}}", game),
         (f"/{links.GAME}/{{token}}/{{which}}.png", picture),

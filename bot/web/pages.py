@@ -110,12 +110,9 @@ async def shown_game(k: Kernel, game_id: int) -> GameInfo | None:
     return game if await site.shown(k, game) else None
 
 
-async def game_page(k: Kernel, signer: Signer, tr: Text, cache: StepCache, game_id: int,
-                    step: int | None) -> GamePage | None:
-    game = await shown_game(k, game_id)
-    if game is None:
-        return None
-    players = await people(k, signer, tr, game)
+async def game_page(k: Kernel, signer: Signer, tr: Text, cache: StepCache, game: GameInfo,
+                    players: tuple[Person, ...], step: int | None) -> GamePage:
+    """The page of a game already read and allowed (:func:`shown_game`) with its people."""
     try:
         steps = [] if game.status is GameStatus.DRAFT else await cache.get(k, game)
     except ManagerError:

@@ -1,23 +1,32 @@
-"""The site's pictures: the bot's own renderers (:mod:`render`), drawn in a thread of the
-site's own (never on the event loop, never in the adapter's render pool, so page views do not
-queue before players' pictures), kept in a small LRU cache and served with ETags: a browser
-that has the picture gets a 304 without anything being drawn. A step of a game never changes,
-so its tag is the game, the step, the language and the names shown."""
+"""The site's pictures: the bot's own renderers (:mod:`render`), drawn in a worker process of
+the site's own at a lower CPU priority (never on the event loop and never in a thread of the
+bot's process: a thread drawing holds the interpreter's lock against the loop that answers the
+players' clicks, which cost them 60-100 % at p99 with 100 page views a second; see
+docs/performance.md), kept in a small LRU cache and served with ETags: a browser that has the
+picture gets a 304 without anything being drawn. The same picture asked again while it is being
+drawn waits for that drawing. A step of a game never changes, so its tag is the game, the step,
+the language and the names shown."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import hashlib
+import multiprocessing
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import render
 from bot.words.catalogue import Text
 from engine.views import PublicView
 
 RENDER_VERSION = "1"  # bump when the pictures change, so browsers fetch them again
+R = TypeVar("R")
+NICENESS = 10  # the drawing process yields the CPU to the bot's own (clicks come first)
 
 
 def etag(*parts: object) -> str:
@@ -29,29 +38,69 @@ def labels(tr: Text) -> dict[str, str]:
     return {key: tr(f"render.{key}") for key in render.DEFAULT_LABELS}
 
 
-class Pictures:
-    """Draws and caches PNGs (``size`` pictures kept)."""
+def _lower_priority() -> None:
+    """In the worker: page views wait for CPU behind the players' clicks."""
+    with contextlib.suppress(OSError):  # not allowed: the bot's priority, still apart
+        os.nice(NICENESS)
 
-    def __init__(self, *, threads: int = 1, size: int = 256) -> None:
-        self._pool = concurrent.futures.ThreadPoolExecutor(threads, "calico-web-render")
+
+class Pictures:
+    """Draws (in ``processes`` worker processes, started at the first picture) and caches PNGs
+    (``size`` pictures kept)."""
+
+    def __init__(self, *, processes: int = 1, size: int = 256) -> None:
+        self._processes = processes
+        self._pool = self._new_pool()
         self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._drawing: dict[str, asyncio.Future[bytes]] = {}
         self._size = size
         self.drawn = 0  # pictures drawn (not served from the cache)
 
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        # spawn: the bot's process has threads (the database's, the render pool's); forking it
+        # could copy a lock held by one of them.
+        return concurrent.futures.ProcessPoolExecutor(
+            self._processes, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lower_priority)
+
+    async def _draw(self, draw: Callable[[], R]) -> R:
+        pool = self._pool
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, draw)
+        except concurrent.futures.process.BrokenProcessPool:
+            # The worker died (killed, out of memory): this picture fails, the next ones are
+            # drawn by a new worker.
+            if self._pool is pool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            raise
+
     async def get(self, tag: str, draw: Callable[[], bytes]) -> bytes:
         png = self._cache.get(tag)
-        if png is None:
-            png = await asyncio.get_running_loop().run_in_executor(self._pool, draw)
-            self.drawn += 1
-            self._cache[tag] = png
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        else:
+        if png is not None:
             self._cache.move_to_end(tag)
+            return png
+        pending = self._drawing.get(tag)
+        if pending is not None:  # someone asked for it a moment ago: one drawing for both
+            return await asyncio.shield(pending)
+        pending = asyncio.ensure_future(self._draw(draw))
+        self._drawing[tag] = pending
+        try:
+            png = await asyncio.shield(pending)
+        finally:
+            self._drawing.pop(tag, None)
+        self.drawn += 1
+        self._cache[tag] = png
+        while len(self._cache) > self._size:
+            self._cache.popitem(last=False)
         return png
 
+    async def worker(self) -> int:
+        """The process id of a worker drawing the pictures (not the bot's own)."""
+        return await self._draw(os.getpid)
+
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def table(tr: Text, view: PublicView, names: Sequence[str]) -> Callable[[], bytes]:

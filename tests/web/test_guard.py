@@ -4,18 +4,23 @@ visitor's language."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import random
 import re
+import signal
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.core.site import service as site
 from bot.web import links
 from bot.web.app import SITE_KEY, make_app
 from bot.web.guard import RateLimit
 from bot.web.language import pick
 from bot.web.links import Signer
 from bot.web.plot import rating_plot
-from tests.core.conftest import GUILD
-from tests.web.conftest import SECRET, World
+from tests.core.conftest import DAN, GUILD
+from tests.web.conftest import SECRET, World, play_out_some
 
 
 async def test_every_answer_carries_the_security_headers(world: World) -> None:
@@ -108,3 +113,57 @@ def test_the_rating_plot_rises_where_the_rating_rises() -> None:
     single = rating_plot([4.2])
     assert single is not None and len(single.dots) == 1
     assert single.dots[0][1] == single.height / 2  # in the middle, not on the axis
+
+
+async def test_an_unchanged_game_page_is_answered_304_and_a_move_changes_it(
+        world: World) -> None:
+    path = world.path(links.GAME, world.running.id)
+    first = await world.client.get(path)
+    tag = first.headers["ETag"]
+    body = await first.text()
+    assert first.status == 200 and tag.startswith('"')
+    again = await world.client.get(path, headers={"If-None-Match": tag})
+    assert again.status == 304 and await again.read() == b""
+    assert again.headers["Content-Security-Policy"] == first.headers["Content-Security-Policy"]
+    other = await world.client.get(path, headers={"If-None-Match": '"nope"'})
+    assert other.status == 200 and await other.text() == body
+    # Another step is another page.
+    step = await world.client.get(path + "?step=0", headers={"If-None-Match": tag})
+    assert step.status == 200 and step.headers["ETag"] != tag
+    # A move: the browser's copy is stale, the page shows one step more.
+    last = int(re.search(r'max="(\d+)"', body)[1])  # type: ignore[index]
+    await play_out_some(world.m, world.running, random.Random(3), 4)
+    moved = await world.client.get(path, headers={"If-None-Match": tag})
+    assert moved.status == 200 and moved.headers["ETag"] != tag
+    assert int(re.search(r'max="(\d+)"', await moved.text())[1]) > last  # type: ignore[index]
+
+
+async def test_a_name_hidden_since_is_not_served_from_the_kept_page(world: World) -> None:
+    path = world.path(links.GAME, world.running.id)
+    first = await world.client.get(path)
+    assert DAN.name in await first.text()
+    await site.hide_name(world.m.kernel, DAN.id, True)
+    hidden = await world.client.get(path, headers={"If-None-Match": first.headers["ETag"]})
+    text = await hidden.text()
+    assert hidden.status == 200 and DAN.name not in text and "Player 1" in text
+
+
+async def test_pictures_are_drawn_in_another_process_once_for_a_burst(world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id) + "/9.png"
+    burst = await asyncio.gather(*(world.client.get(path) for _ in range(4)))
+    pngs = {await r.read() for r in burst}
+    assert [r.status for r in burst] == [200] * 4 and len(pngs) == 1
+    assert pictures.drawn == 1  # four asked at once, one drawn
+    assert await pictures.worker() != os.getpid()
+
+
+async def test_a_picture_worker_killed_is_replaced(world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id)
+    assert (await world.client.get(path + "/3.png")).status == 200
+    os.kill(await pictures.worker(), signal.SIGKILL)
+    statuses = [(await world.client.get(f"{path}/{i}.png")).status for i in (4, 5, 6)]
+    # The picture asked as the worker died may fail; the next ones are drawn again.
+    assert statuses[-1] == 200 and set(statuses) <= {200, 500}
+    assert (await world.client.get(path + "/3.png")).status == 200  # kept from before
