@@ -1,11 +1,11 @@
 """Page views during the soak (issue #32): the project's soak (``bench_soak.py``, remote mode:
 the real client in its own process against the fake Discord, N two-person and solo games
-played by clicking through DMs) run twice, without the web site and with it, the second time
-with visitors asking the bot's own site for pages at a steady rate (default 100 a second: a
-mix of game pages at random steps, their table pictures, the server page and player pages,
-found from the server page's links). Prints the players' click latency (first response and
-answer, p50/p99 per kind of click, and p99 over every click) for both runs, and the page
-views' own latency and statuses.
+played by clicking through DMs) run three times: without the web site, then with visitors
+asking the bot's site (on its event loop, then in the child process it starts) for pages at
+a steady rate (default 100 a second: a mix of game pages at random steps, their table
+pictures, the server page and player pages, found from the server page's links). Prints the
+players' click latency (first response and answer, p50/p99 per kind of click, and p99 over
+every click) for each run, and the page views' own latency and statuses.
 
     nice -n 10 .venv/bin/python benchmarks/bench_web.py                  # 30 games, 3 min each
     nice -n 10 .venv/bin/python benchmarks/bench_web.py --games 10 --minutes 1 --rate 50
@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
 import secrets
-import signal
 import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,8 @@ from benchmarks import bench_soak as soak
 from benchmarks.common import load_text, pct, print_machine, table
 from bot.web import links
 
+WEB_ENV = ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE",
+           "CALICO_WEB_PROCESS")
 CLICKS = ("draft", "confirm", "cell", "take", "join", "begin")
 GAME_LINK = re.compile(r'href="(/g/[0-9a-f-]+)"')
 PLAYER_LINK = re.compile(r'href="(/p/[0-9.]+-[0-9a-f]+)"')
@@ -64,10 +65,8 @@ class Visitors:
         self.players: list[str] = []
         self.rng = random.Random(1)
 
-    async def run(self, env: Any) -> None:
-        inter = await env.slash("owner", "calico", "admin", options={"web_pages": "on"})
-        await inter.wait_response()
-        server = self.signer.path(links.SERVER, env.guild.id)
+    async def run(self, guild: int) -> None:
+        server = self.signer.path(links.SERVER, guild)
         async with aiohttp.ClientSession() as http:
             tasks: set[asyncio.Task[None]] = set()
             t0 = time.monotonic()
@@ -119,6 +118,39 @@ class Visitors:
                 self.games = [(g, int(found[1]) if g == game else s) for g, s in self.games]
 
 
+async def visitors_process(v: Visitors, secret: str,
+                           guild: int) -> asyncio.subprocess.Process:
+    """The visitors in a process of their own, as browsers are: on the fake Discord's event
+    loop their requests delayed the very clock that times the players' clicks."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--visit", v.base, secret, str(guild), str(v.rate),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+
+async def collect(child: asyncio.subprocess.Process, v: Visitors) -> None:
+    """Stop the visitors (their standard input closed) and read what they saw."""
+    assert child.stdin is not None
+    child.stdin.close()
+    out, _ = await child.communicate()
+    seen = json.loads(out.decode().strip().splitlines()[-1])
+    v.times, v.statuses, v.skipped = seen["times"], seen["statuses"], seen["skipped"]
+    v.games = [(g, 0) for g in seen["games"]]
+
+
+async def visit(base: str, secret: str, guild: int, rate: float) -> None:
+    """``--visit``: page views until standard input closes, then one line of JSON."""
+    v = Visitors(base, links.Signer(secret), rate)
+    reader = asyncio.StreamReader()
+    await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    task = asyncio.create_task(v.run(guild))
+    await reader.read()
+    v.stop.set()
+    await task
+    print(json.dumps({"times": v.times, "statuses": v.statuses, "skipped": v.skipped,
+                      "games": [g for g, _ in v.games]}), flush=True)
+
+
 def namespace(games: int, minutes: float) -> argparse.Namespace:
     """The soak's own options (as ``bench_soak.py --games N --minutes M`` would make them)."""
     return argparse.Namespace(
@@ -141,66 +173,47 @@ def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
     return p99(first), p99(answer)
 
 
-class Recorder:
-    """``tempfile`` for bench_soak, remembering the folder the soak's database goes in."""
-
-    def __init__(self) -> None:
-        self.made: list[str] = []
-
-    def mkdtemp(self, **kwargs: Any) -> str:
-        path = tempfile.mkdtemp(**kwargs)
-        self.made.append(path)
-        return path
-
-
 async def one_run(args: argparse.Namespace, rate: float,
-                  own_process: bool = False) -> dict[str, Any]:
+                  where: str = "apart") -> dict[str, Any]:
+    """One soak; with ``rate`` > 0 visitors ask the bot's site for pages. ``where``: the bot's
+    ``CALICO_WEB_PROCESS`` (``apart``: the child process it starts, the default; ``inline``:
+    its own event loop)."""
     soak_args = namespace(args.games, args.minutes)
-    recorder = Recorder()
     secret = secrets.token_urlsafe(24)
     port = free_port()
     visitors = Visitors(f"http://127.0.0.1:{port}", links.Signer(secret), rate) \
         if rate > 0 else None
-    for name in ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE"):
+    for name in WEB_ENV:
         os.environ.pop(name, None)
-    web_env = {"CALICO_WEB_PORT": str(port), "CALICO_WEB_SECRET": secret,
-               "CALICO_WEB_RATE_PER_MINUTE": "100000000"}
-    if visitors is not None and not own_process:  # read by the bot process's settings
-        os.environ.update(web_env)
+    if visitors is not None:  # read by the bot process's settings
+        os.environ.update({"CALICO_WEB_PORT": str(port), "CALICO_WEB_SECRET": secret,
+                           "CALICO_WEB_RATE_PER_MINUTE": "100000000",
+                           "CALICO_WEB_PROCESS": where})
     original = soak.players_at_work
     overall: dict[str, Any] = {}
 
     async def players_at_work(a: argparse.Namespace, p: Any, stop: asyncio.Event,
                               watching: Any) -> dict[str, Any]:
-        site = None
-        if own_process:  # calico-bot web beside the bot, on the soak's database
-            db = Path(recorder.made[-1]) / "soak.sqlite3"
-            site = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", "web", cwd=soak.ROOT,
-                env={**os.environ, **web_env, "CALICO_DB": str(db)})
-            await asyncio.sleep(2.0)
-        task = None if visitors is None else asyncio.create_task(visitors.run(p.env))
+        child = None
+        if visitors is not None:
+            inter = await p.env.slash("owner", "calico", "admin", options={"web_pages": "on"})
+            await inter.wait_response()
+            child = await visitors_process(visitors, secret, p.env.guild.id)
         try:
             result = await original(a, p, stop, watching)
         finally:
-            if visitors is not None and task is not None:
-                visitors.stop.set()
-                await task
-            if site is not None:
-                site.send_signal(signal.SIGTERM)
-                await site.wait()
+            if child is not None and visitors is not None:
+                await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
         return result
 
     soak.players_at_work = players_at_work  # type: ignore[assignment]
-    soak.tempfile = recorder  # type: ignore[assignment]
     probe = soak.Probe(False)
     try:
         result = await soak.soak_remote(soak_args, probe)
     finally:
         soak.players_at_work = original
-        soak.tempfile = tempfile
-        for name in ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE"):
+        for name in WEB_ENV:
             os.environ.pop(name, None)
     result["overall_p99"] = overall.get("p99")
     result["visitors"] = visitors
@@ -237,15 +250,15 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
 async def main_async(args: argparse.Namespace) -> None:
     print(f"soak without page views: {args.games} games, {args.minutes:g} min", flush=True)
     without = await one_run(args, 0.0)
-    print(f"\nsoak with page views at {args.rate:g}/s, the site in the bot's process",
-          flush=True)
-    with_ = await one_run(args, args.rate)
-    print(f"\nsoak with page views at {args.rate:g}/s, the site in its own process "
-          "(calico-bot web)", flush=True)
-    apart = await one_run(args, args.rate, own_process=True)
-    print("\n== the site in the bot's process")
-    report(without, with_, args.rate, args.minutes)
-    print("\n== the site in its own process (calico-bot web)")
+    print(f"\nsoak with page views at {args.rate:g}/s, the site on the bot's event loop "
+          "(CALICO_WEB_PROCESS=inline)", flush=True)
+    inline = await one_run(args, args.rate, "inline")
+    print(f"\nsoak with page views at {args.rate:g}/s, the site in the child process the bot "
+          "starts (the default)", flush=True)
+    apart = await one_run(args, args.rate, "apart")
+    print("\n== the site on the bot's event loop (inline)")
+    report(without, inline, args.rate, args.minutes)
+    print("\n== the site in the bot's child process (apart, the default)")
     report(without, apart, args.rate, args.minutes)
 
 
@@ -254,7 +267,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=3.0, help="each of the two runs")
     parser.add_argument("--rate", type=float, default=100.0, help="page views a second")
+    parser.add_argument("--visit", nargs=4, metavar=("BASE", "SECRET", "GUILD", "RATE"),
+                        help=argparse.SUPPRESS)  # the visitors' own process
     args = parser.parse_args()
+    if args.visit:
+        base, secret, guild, rate = args.visit
+        asyncio.run(visit(base, secret, int(guild), float(rate)))
+        return
     print_machine()
     print(f"commit {soak.commit()}")
     asyncio.run(main_async(args))

@@ -84,7 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (needs DISCORD_TOKEN)")
     sub.add_parser("sync", help="push the slash commands to Discord now and exit")
-    sub.add_parser("web", help="serve only the web site (CALICO_WEB_*), beside the bot")
+    web = sub.add_parser("web", help="serve only the web site (CALICO_WEB_*), beside the bot")
+    web.add_argument("--parent", action="store_true", help=argparse.SUPPRESS)  # bot.web.process
     demo = sub.add_parser("demo", help="play an offline demo game into a folder")
     demo.add_argument("--out", default="calico-demo", help="folder for the transcript and PNGs")
     demo.add_argument("--players", type=_players, default=2,
@@ -330,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(serve(settings.db_path, settings.web_secret.get_secret_value(),
                               port=settings.web_port, host=settings.web_host,
                               rate_per_minute=settings.web_rate_per_minute,
-                              trust_proxy=settings.web_trust_proxy))
+                              trust_proxy=settings.web_trust_proxy, parent=args.parent))
         return 0
     if command == "check":
         if args.db:

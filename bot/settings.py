@@ -114,6 +114,10 @@ class Settings(BaseSettings):
     web_secret: SecretStr = SecretStr("")
     web_rate_per_minute: int = Field(default=120, ge=1)  # page and picture requests per address
     web_trust_proxy: bool = False  # the address is X-Forwarded-For's last hop (behind a proxy)
+    # Where the bot serves the site: "apart", a child process it starts and watches (page views
+    # then take no CPU from the event loop answering clicks: bot.web.process), or "inline", on
+    # its own event loop (one process; fine for a small bot).
+    web_process: Literal["apart", "inline"] = "apart"
 
     @field_validator("dev_guild", "shard_count", "health_port", "ai_workers", "web_port",
                      mode="before")

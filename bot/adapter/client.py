@@ -31,7 +31,7 @@ import contextlib
 import logging
 import time
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -62,6 +62,8 @@ from bot.settings import Settings
 from bot.words import markup
 from bot.words.catalogue import Text
 
+if TYPE_CHECKING:
+    from bot.web.process import SiteProcess
 log = logging.getLogger("calico.client")
 
 SyncMode = Literal["auto", "always", "never"]
@@ -105,8 +107,7 @@ class CalicoBot(commands.AutoShardedBot):
             if settings.shard_ids:
                 shards["shard_ids"] = settings.shard_ids
         shards.update(options)
-        # The bot never joins voice: discord.py's warnings that voice libraries are missing
-        # would ask every host to install packages nothing here uses.
+        # Never in voice: no warning asking hosts to install voice libraries nothing uses.
         discord.VoiceClient.warn_nacl = False
         discord.VoiceClient.warn_dave = False
         # No message cache (discord.py keeps the last 1,000 messages by default, with their
@@ -158,7 +159,7 @@ class CalicoBot(commands.AutoShardedBot):
         self.cluster_slot: int | None = None
         self.metrics = Metrics(version=_version())
         self.health: HealthServer | None = None
-        self.site: HealthServer | None = None  # the companion web site (bot/web)
+        self.site: HealthServer | SiteProcess | None = None  # the companion web site (bot/web)
         self.cooldowns = policy.cooldowns_from(settings)  # per person, per kind of work
         self.unreadable = postmarks.Unreadable(on_new=self.metrics.history_unreadable.inc)
         self.pacer.on_rate_limited = self.metrics.record_rate_limited
@@ -351,9 +352,8 @@ class CalicoBot(commands.AutoShardedBot):
             log.exception("starting the computer players' processes failed")
 
     async def _start_site(self) -> None:
-        """The companion web site (issue #32) when it is configured, and the Link buttons
-        under posts: they need only the address and the key, since the site may run in a
-        process of its own (``calico-bot web``) while this one leaves CALICO_WEB_PORT unset."""
+        """The companion web site (bot/web) when configured, and the Link buttons under posts
+        (they need only the address and the key: the site may be served elsewhere)."""
         st = self.settings
         weblinks.configure(st.web_base_url, st.web_secret.get_secret_value())
         if st.web_on:

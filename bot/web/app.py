@@ -7,7 +7,12 @@ here only save work). Started by the client beside the health listener when
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import os
+import signal
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +23,12 @@ from aiohttp import web
 
 from bot.core.kernel import Kernel
 from bot.core.models import ManagerError
+from bot.core.site.service import Replays
 from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
 from bot.web.cache import Lru
 from bot.web.links import Signer
+from bot.web.process import NICENESS, READY, SiteProcess
 from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
@@ -37,7 +44,7 @@ class Site:
     signer: Signer
     templates: jinja2.Environment
     pictures: pictures.Pictures
-    steps: pages.StepCache
+    steps: Replays
     pages: Lru[str]  # whole game pages (HTML) by their ETag
 
 
@@ -137,7 +144,7 @@ async def picture(request: web.Request) -> web.Response:
     if _known(request, tag):
         return web.Response(status=304, headers=headers)
     try:
-        steps = await site.steps.get(site.kernel, info)
+        steps = await site.steps.steps(site.kernel, info)
     except ManagerError:  # still choosing goals: no table yet
         raise web.HTTPNotFound() from None
     if which == "scores":
@@ -190,7 +197,7 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
     limit = guard.RateLimit(rate_per_minute)
     app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
     app[SITE_KEY] = Site(kernel, Signer(secret), environment(), pictures.Pictures(),
-                         pages.StepCache(), Lru(256))
+                         Replays(), Lru(256))
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
         (f"/{links.SERVER}/{{token}}", server), (f"/{links.GAME}/{{token}}", game),
         (f"/{links.GAME}/{{token}}/{{which}}.png", picture),
@@ -211,25 +218,36 @@ async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127
     return server
 
 
-async def start_configured(kernel: Kernel, st: Settings) -> HealthServer | None:
-    """The site on its own listener when ``CALICO_WEB_PORT`` and ``CALICO_WEB_SECRET`` are set
-    (the bot's process), else None."""
+async def start_configured(kernel: Kernel, st: Settings) -> HealthServer | SiteProcess | None:
+    """The site when ``CALICO_WEB_PORT`` and ``CALICO_WEB_SECRET`` are set, else None: in a
+    child process the bot watches (``CALICO_WEB_PROCESS=apart``, the default:
+    :mod:`bot.web.process`) or on this process's own event loop (``inline``)."""
     if not st.web_on or st.web_port is None:
         return None
+    if st.web_process == "apart":
+        child = SiteProcess({
+            "CALICO_DB": st.db_path, "CALICO_WEB_PORT": str(st.web_port),
+            "CALICO_WEB_HOST": st.web_host, "CALICO_WEB_SECRET": st.web_secret.get_secret_value(),
+            "CALICO_WEB_BASE_URL": st.web_base_url,
+            "CALICO_WEB_RATE_PER_MINUTE": str(st.web_rate_per_minute),
+            "CALICO_WEB_TRUST_PROXY": str(st.web_trust_proxy).lower(),
+            "CALICO_LOG_LEVEL": st.log_level, "CALICO_LOG_JSON": str(st.log_json).lower()})
+        await child.start()
+        log.info("web site listening on %s (process %s)", child.url, child.pid)
+        return child
     return await start_site(kernel, st.web_secret.get_secret_value(), port=st.web_port,
                             host=st.web_host, rate_per_minute=st.web_rate_per_minute,
                             trust_proxy=st.web_trust_proxy)
 
 
 async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1",
-                rate_per_minute: int = 120, trust_proxy: bool = False) -> None:
+                rate_per_minute: int = 120, trust_proxy: bool = False,
+                parent: bool = False) -> None:
     """``calico-bot web``: the site alone, in a process of its own beside the bot (it only
     reads the database: SQLite in WAL mode or PostgreSQL), until SIGTERM or SIGINT. Page views
-    then take no CPU time from the process answering the players' clicks."""
-    import asyncio
-    import contextlib
-    import signal
-
+    then take no CPU time from the process answering the players' clicks. ``parent``: started
+    by the bot (:mod:`bot.web.process`): say where it listens on standard output, and stop
+    when standard input closes (the bot stopped or died)."""
     from bot.core.manager import Manager
 
     manager = await Manager.open(db_path, exclusive=False)
@@ -241,9 +259,29 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
+        watch = None
+        if parent:
+            # Page views wait for CPU behind the players' clicks (its pictures' worker lower
+            # still, bot.web.pictures).
+            with contextlib.suppress(OSError):
+                os.nice(NICENESS)
+            print(READY + server.url, flush=True)
+            watch = asyncio.create_task(_until_closed(sys.stdin, stop))
         try:
             await stop.wait()
         finally:
+            if watch is not None:
+                watch.cancel()
             await server.stop()
     finally:
         await manager.close()
+
+
+async def _until_closed(stream: Any, stop: asyncio.Event) -> None:
+    """Set ``stop`` when ``stream`` (the bot's end of a pipe) reaches its end."""
+    reader = asyncio.StreamReader()
+    await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), stream)
+    while await reader.read(4096):
+        pass
+    stop.set()

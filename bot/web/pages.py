@@ -10,7 +10,6 @@ server without the site, a hidden player, a weekly challenge game of a week stil
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bot.core import queries
@@ -63,25 +62,6 @@ class GamePage:
     server_href: str = ""
 
 
-class StepCache:
-    """A game's steps by (game, version): replaying a game from its seed is the dearest part
-    of a page; a version is never changed once stored, so any process may keep it."""
-
-    def __init__(self, size: int = 64) -> None:
-        self._steps: OrderedDict[tuple[int, int], list[Step]] = OrderedDict()
-        self._size = size
-
-    async def get(self, k: Kernel, game: GameInfo) -> list[Step]:
-        key = (game.id, game.version)
-        found = self._steps.get(key)
-        if found is None:
-            found = await site.steps(k, game.id)
-            self._steps[key] = found
-            while len(self._steps) > self._size:
-                self._steps.popitem(last=False)
-        return found
-
-
 def seat_name(tr: Text, game: GameInfo, seat: int, hidden: set[int]) -> str:
     s = game.seats[seat]
     if s.user_id is not None and s.user_id in hidden:
@@ -110,11 +90,11 @@ async def shown_game(k: Kernel, game_id: int) -> GameInfo | None:
     return game if await site.shown(k, game) else None
 
 
-async def game_page(k: Kernel, signer: Signer, tr: Text, cache: StepCache, game: GameInfo,
+async def game_page(k: Kernel, signer: Signer, tr: Text, cache: site.Replays, game: GameInfo,
                     players: tuple[Person, ...], step: int | None) -> GamePage:
     """The page of a game already read and allowed (:func:`shown_game`) with its people."""
     try:
-        steps = [] if game.status is GameStatus.DRAFT else await cache.get(k, game)
+        steps = [] if game.status is GameStatus.DRAFT else await cache.steps(k, game)
     except ManagerError:
         steps = []
     last = len(steps) - 1

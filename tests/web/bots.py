@@ -11,7 +11,7 @@ import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bot.adapter.client import CalicoBot
 from bot.core import lobby
@@ -28,10 +28,12 @@ BASE_URL = "https://calico.example.org"
 SCRIPT = "<script>alert(1)</script>"
 
 
-def factory(db: Path, clock: FakeClock, manager: Manager) -> Any:
+def factory(db: Path, clock: FakeClock, manager: Manager,
+            process: Literal["apart", "inline"] = "inline") -> Any:
     def make() -> CalicoBot:
         settings = Settings(token="fake", db_path=str(db), web_port=0, web_secret=SECRET,
-                            web_base_url=BASE_URL, web_rate_per_minute=100_000)
+                            web_base_url=BASE_URL, web_rate_per_minute=100_000,
+                            web_process=process)
         return CalicoBot(settings, manager=manager, clock=clock, sync="never",
                          sweep_interval=3600.0, dispatch_poll=0.05)
 
@@ -47,14 +49,16 @@ class Served:
 
 
 @contextlib.asynccontextmanager
-async def started(env: DiscordEnv, tmp_path: Path) -> AsyncIterator[Served]:
+async def started(env: DiscordEnv, tmp_path: Path,
+                  process: Literal["apart", "inline"] = "inline") -> AsyncIterator[Served]:
     """The bot on a manager of the test's own (seeded deals, computers in threads: the same
-    games every run, for the screenshots), its site on a free port."""
+    games every run, for the screenshots), its site on a free port: on the bot's event loop
+    (the pages' tests: the site reads the test's clock), or ``apart`` (the default's child)."""
     clock = FakeClock()
     db = tmp_path / "web.sqlite3"
     manager = await Manager.open(db, clock=clock, seed_source=seeds())
     try:
-        await env.start_client(factory(db, clock, manager))
+        await env.start_client(factory(db, clock, manager, process))
         client = bot(env)
         assert client.site is not None
         try:

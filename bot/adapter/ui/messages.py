@@ -236,6 +236,20 @@ def turn_committed(tr: Text, game: GameInfo, user_id: int,
 # --------------------------------------------------------------------------- thread posts
 
 
+def _move_text(tr: Text, game: GameInfo, lines: list[str], *, current: bool) -> Outgoing:
+    """A thread post's text: the moves told, then (while the game has not moved on since, so
+    it is still right) whose turn it is now, pinging them."""
+    out = Outgoing()
+    if current:
+        nxt = posts.next_player_line(tr, game)
+        if nxt:
+            lines = [*lines, nxt]
+            if game.current_user_id is not None:
+                out.ping = [game.current_user_id]
+    out.content = markup.clip("\n".join(x for x in lines if x), 2000)
+    return out
+
+
 async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: int,
                      events: Sequence[Event], *, autoplayed: bool, current: bool) -> Outgoing:
     """The thread's account of one move: narration, the mover's quilt, the next player pinged.
@@ -245,15 +259,8 @@ async def table_post(tr: Text, game: GameInfo, state: GameState | None, seat: in
     """
     names = terms.seat_names(game, tr)
     name = names[seat] if 0 <= seat < len(names) else "?"
-    lines = [narration.narrate_turn(tr, name, events, autoplayed=autoplayed)]
-    out = Outgoing()
-    if current:
-        nxt = posts.next_player_line(tr, game)
-        if nxt:
-            lines.append(nxt)
-            if game.current_user_id is not None:
-                out.ping = [game.current_user_id]
-    out.content = markup.clip("\n".join(x for x in lines if x), 2000)
+    out = _move_text(tr, game, [narration.narrate_turn(tr, name, events, autoplayed=autoplayed)],
+                     current=current)
     if state is not None and 0 <= seat < len(state.seats):
         placed = next((e for e in events if isinstance(e, TilePlaced)), None)
         highlight = CELL_BY_NAME.get(placed.cell) if placed is not None else None
@@ -277,14 +284,7 @@ async def table_run_post(tr: Text, game: GameInfo, state: GameState | None,
     lines = [narration.narrate_turn(tr, names[seat] if 0 <= seat < len(names) else "?",
                                     events, autoplayed=autoplayed)
              for seat, events, autoplayed in moves]
-    out = Outgoing()
-    if current:
-        nxt = posts.next_player_line(tr, game)
-        if nxt:
-            lines.append(nxt)
-            if game.current_user_id is not None:
-                out.ping = [game.current_user_id]
-    out.content = markup.clip("\n".join(x for x in lines if x), 2000)
+    out = _move_text(tr, game, lines, current=current)
     if state is not None:
         view = public_view(state)
         png = await images.table_image(tr, view, names)
