@@ -70,7 +70,7 @@ class SiteProcess:
             line = b""
         text = line.decode(errors="replace").strip()
         if not text.startswith(READY):
-            await self._end(proc)
+            await end_child(proc)
             raise RuntimeError(f"the web site's process did not start (exit {proc.returncode})")
         self.url = text.removeprefix(READY)
         self._drain = asyncio.create_task(_drain(proc.stdout), name="web site output")
@@ -104,22 +104,24 @@ class SiteProcess:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
         if self._proc is not None:
-            await self._end(self._proc)
+            await end_child(self._proc)
 
-    @staticmethod
-    async def _end(proc: asyncio.subprocess.Process) -> None:
-        if proc.returncode is None and proc.stdin is not None:
-            proc.stdin.close()
-        for signal_it in (None, proc.terminate, proc.kill):
-            if proc.returncode is not None:
-                break
-            if signal_it is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    signal_it()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), 5.0)
-        if proc.returncode is None:
-            await proc.wait()
+
+async def end_child(proc: asyncio.subprocess.Process, grace: float = 5.0) -> None:
+    """End a child: its standard input closed (it stops by itself), then after ``grace``
+    seconds SIGTERM, then SIGKILL: a hung child never holds up the bot's shutdown."""
+    if proc.returncode is None and proc.stdin is not None:
+        proc.stdin.close()
+    for signal_it in (None, proc.terminate, proc.kill):
+        if proc.returncode is not None:
+            break
+        if signal_it is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal_it()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), grace)
+    if proc.returncode is None:
+        await proc.wait()
 
 
 async def _drain(stream: asyncio.StreamReader) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from bot.core.site import service as site
 from bot.web import links
-from bot.web.process import SiteProcess
+from bot.web.process import SiteProcess, end_child
 from tests.fakediscord import DiscordEnv
 from tests.web.bots import SECRET, four_player_game, started
 
@@ -79,6 +79,8 @@ async def test_the_bot_serves_its_site_from_a_child_below_its_priority(
         assert child.pid != first and child.restarts == 1 and served.bot.site is child
         second = child.pid
         assert second is not None
+        await asyncio.sleep(2.5)  # past the restart delay: one child, started once
+        assert child.pid == second and child.restarts == 1 and alive(second)
     await wait_gone(second)  # stopped with the bot
 
 
@@ -123,3 +125,21 @@ async def test_a_site_that_cannot_listen_says_so_and_leaves_nothing_running(
         with pytest.raises(RuntimeError, match="did not start"):
             await p.start()
         assert p.pid is not None and not alive(p.pid)
+
+
+@pytest.mark.parametrize("ignores", ["", "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"])
+async def test_a_hung_child_is_ended_all_the_same(ignores: str) -> None:
+    # Deaf to its closed input (and, the second time, to SIGTERM): terminated, then killed.
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import signal, sys, time\n" + ignores
+        + "print('ready', flush=True)\ntime.sleep(600)\n",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert await asyncio.wait_for(proc.stdout.readline(), 30) == b"ready\n"
+        await asyncio.wait_for(end_child(proc, grace=0.3), 10)
+        assert proc.returncode == (-signal.SIGKILL if ignores else -signal.SIGTERM)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
