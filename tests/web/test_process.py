@@ -127,18 +127,20 @@ async def test_a_site_that_cannot_listen_says_so_and_leaves_nothing_running(
         assert p.pid is not None and not alive(p.pid)
 
 
-@pytest.mark.parametrize("ignores", ["", "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"])
-async def test_a_hung_child_is_ended_all_the_same(ignores: str) -> None:
-    # Deaf to its closed input (and, the second time, to SIGTERM): terminated, then killed.
+@pytest.mark.parametrize(("body", "code"), [
+    ("sys.stdin.read()\n", 0),  # stops by itself once its input closes: no signal needed
+    ("time.sleep(600)\n", -signal.SIGTERM),  # deaf to its input: terminated
+    ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)\n", -signal.SIGKILL),
+])
+async def test_a_child_is_ended_however_it_answers(body: str, code: int) -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", "import signal, sys, time\n" + ignores
-        + "print('ready', flush=True)\ntime.sleep(600)\n",
+        sys.executable, "-c", "import signal, sys, time\nprint('ready', flush=True)\n" + body,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
     try:
         assert proc.stdout is not None
         assert await asyncio.wait_for(proc.stdout.readline(), 30) == b"ready\n"
-        await asyncio.wait_for(end_child(proc, grace=0.3), 10)
-        assert proc.returncode == (-signal.SIGKILL if ignores else -signal.SIGTERM)
+        await asyncio.wait_for(end_child(proc, grace=0.5), 10)
+        assert proc.returncode == code
     finally:
         if proc.returncode is None:
             proc.kill()
