@@ -38,6 +38,8 @@ from bot.web import links
 
 WEB_ENV = ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE",
            "CALICO_WEB_PROCESS")
+WHERE = {"inline": "on the bot's event loop (CALICO_WEB_PROCESS=inline)",
+         "apart": "in the child process the bot starts (apart, the default)"}
 CLICKS = ("draft", "confirm", "cell", "take", "join", "begin")
 GAME_LINK = re.compile(r'href="(/g/[0-9a-f-]+)"')
 PLAYER_LINK = re.compile(r'href="(/p/[0-9.]+-[0-9a-f]+)"')
@@ -118,12 +120,15 @@ class Visitors:
                 self.games = [(g, int(found[1]) if g == game else s) for g, s in self.games]
 
 
-async def visitors_process(v: Visitors, secret: str,
-                           guild: int) -> asyncio.subprocess.Process:
+async def visitors_process(v: Visitors, secret: str, guild: int,
+                           niceness: int = 0) -> asyncio.subprocess.Process:
     """The visitors in a process of their own, as browsers are: on the fake Discord's event
-    loop their requests delayed the very clock that times the players' clicks."""
+    loop their requests delayed the very clock that times the players' clicks. ``niceness``
+    (``--visitors-nice``): their own CPU put behind everyone else's, as browsers on other
+    machines would be; 0, the default, counts it against the bot like any other load."""
     return await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--visit", v.base, secret, str(guild), str(v.rate),
+        "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base, secret,
+        str(guild), str(v.rate),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
 
 
@@ -158,6 +163,13 @@ def namespace(games: int, minutes: float) -> argparse.Namespace:
         think=0.0, trace=False, malloc_arena_max=0, render_threads=0, malloc_trim=False,
         solo=(games + 4) // 5 if games > 1 else 0, stagger=0.5, warmup=games * 0.5 + 5.0,
         json=None, quick=False, scripts=False, child_bot=None, report=None)
+
+
+def steady_clicks(p: Any, warmup: float) -> list[float]:
+    """Every click's first response of the steady state (seconds)."""
+    begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
+    return [t for s in p.sent if s.ix.dispatched_at - begin >= warmup and not s.refused
+            and s.kind in CLICKS and (t := soak.first_response(s.ix)) is not None]
 
 
 def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
@@ -198,13 +210,15 @@ async def one_run(args: argparse.Namespace, rate: float,
         if visitors is not None:
             inter = await p.env.slash("owner", "calico", "admin", options={"web_pages": "on"})
             await inter.wait_response()
-            child = await visitors_process(visitors, secret, p.env.guild.id)
+            child = await visitors_process(visitors, secret, p.env.guild.id,
+                                           args.visitors_nice)
         try:
             result = await original(a, p, stop, watching)
         finally:
             if child is not None and visitors is not None:
                 await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
+        overall["clicks"] = steady_clicks(p, a.warmup)
         return result
 
     soak.players_at_work = players_at_work  # type: ignore[assignment]
@@ -216,6 +230,7 @@ async def one_run(args: argparse.Namespace, rate: float,
         for name in WEB_ENV:
             os.environ.pop(name, None)
     result["overall_p99"] = overall.get("p99")
+    result["clicks"] = overall.get("clicks", [])
     result["visitors"] = visitors
     return result
 
@@ -248,18 +263,30 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    print(f"soak without page views: {args.games} games, {args.minutes:g} min", flush=True)
-    without = await one_run(args, 0.0)
-    print(f"\nsoak with page views at {args.rate:g}/s, the site on the bot's event loop "
-          "(CALICO_WEB_PROCESS=inline)", flush=True)
-    inline = await one_run(args, args.rate, "inline")
-    print(f"\nsoak with page views at {args.rate:g}/s, the site in the child process the bot "
-          "starts (the default)", flush=True)
-    apart = await one_run(args, args.rate, "apart")
-    print("\n== the site on the bot's event loop (inline)")
-    report(without, inline, args.rate, args.minutes)
-    print("\n== the site in the bot's child process (apart, the default)")
-    report(without, apart, args.rate, args.minutes)
+    runs = [r for r in args.runs.split(",") if r]
+    pooled: dict[str, list[float]] = {"without": [], **{w: [] for w in runs}}
+    for n in range(1, args.pairs + 1):
+        print(f"soak without page views: {args.games} games, {args.minutes:g} min (pair {n})",
+              flush=True)
+        without = await one_run(args, 0.0)
+        pooled["without"] += without["clicks"]
+        done = {}
+        for where in runs:
+            print(f"\nsoak with page views at {args.rate:g}/s, the site {WHERE[where]}; "
+                  f"visitors at nice {args.visitors_nice}", flush=True)
+            done[where] = await one_run(args, args.rate, where)
+            pooled[where] += done[where]["clicks"]
+        for where, result in done.items():
+            print(f"\n== the site {WHERE[where]} (pair {n})")
+            report(without, result, args.rate, args.minutes)
+    if args.pairs > 1:
+        base = pct(pooled["without"], 0.99) * 1000
+        print(f"\n== every pair pooled: click first response p99 without {base:.1f} ms "
+              f"({len(pooled['without'])} clicks)")
+        for where in runs:
+            p99 = pct(pooled[where], 0.99) * 1000 if pooled[where] else float("nan")
+            print(f"   the site {WHERE[where]}: {p99:.1f} ms ({len(pooled[where])} clicks, "
+                  f"{(p99 / base - 1) * 100:+.0f} %)")
 
 
 def main() -> None:
@@ -267,6 +294,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=3.0, help="each of the two runs")
     parser.add_argument("--rate", type=float, default=100.0, help="page views a second")
+    parser.add_argument("--pairs", type=int, default=1,
+                        help="runs without and with page views, alternating; then pooled")
+    parser.add_argument("--runs", default="inline,apart",
+                        help="the runs with page views after the one without: inline, apart")
+    parser.add_argument("--visitors-nice", type=int, default=0,
+                        help="the visitors' process's niceness (0: as the bot's)")
     parser.add_argument("--visit", nargs=4, metavar=("BASE", "SECRET", "GUILD", "RATE"),
                         help=argparse.SUPPRESS)  # the visitors' own process
     args = parser.parse_args()
