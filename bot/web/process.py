@@ -36,6 +36,7 @@ class SiteProcess:
     def __init__(self, env: dict[str, str], *, start_timeout: float = 30.0,
                  restart_delay: float = 1.0) -> None:
         self._env = {k: v for k, v in {**os.environ, **env}.items() if k not in WITHHELD}
+        self._env["DISCORD_TOKEN"] = ""  # and not read from a .env file either
         # The same working directory (a relative database path means the same file); this
         # package importable from it however it was installed.
         self._env["PYTHONPATH"] = os.pathsep.join(
@@ -105,6 +106,8 @@ class SiteProcess:
                 await self._watch
         if self._proc is not None:
             await end_child(self._proc)
+        if self._drain is not None:
+            await self._drain  # the child's output ended with it
 
 
 async def end_child(proc: asyncio.subprocess.Process, grace: float = 5.0) -> None:

@@ -57,6 +57,8 @@ async def get(url: str, seconds: float = 20.0) -> tuple[int, str]:
 async def test_the_bot_serves_its_site_from_a_child_below_its_priority(
         discord_env: DiscordEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)  # in the bot's environment, not the child's
+    monkeypatch.chdir(tmp_path)  # nor in a .env file where the bot runs
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN={TOKEN}\n")
     env = discord_env
     async with started(env, tmp_path, process="apart") as served:
         child = served.bot.site
@@ -70,7 +72,9 @@ async def test_the_bot_serves_its_site_from_a_child_below_its_priority(
         assert status == 200 and ">alice</a>" in page  # what the bot stored, shown there
         assert os.getpriority(os.PRIO_PROCESS, first) > os.getpriority(os.PRIO_PROCESS, 0)
         with open(f"/proc/{first}/environ", "rb") as f:
-            assert TOKEN.encode() not in f.read()
+            environ = f.read()
+        # Not inherited, and set empty so that the .env file's cannot be read either.
+        assert TOKEN.encode() not in environ and b"DISCORD_TOKEN=" in environ.split(b"\0")
 
         os.kill(first, signal.SIGKILL)  # it dies: the bot starts another on the same address
         await wait_gone(first)
