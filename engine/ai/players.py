@@ -374,7 +374,10 @@ class StrongPlayer(_Base):
     draft_top = 6
     draft_margin = 4.0
     draft_rounds = 3
-    refine_deny = False  # count what the market leaves the next player in the playouts' choice
+    # Count what the market leaves the next player in the playouts' choice too (issue 31:
+    # duplicate 2-player games against strong without it, 60 deals: +2.37 +- 1.15 points a
+    # deal, 55 % of the games, no more CPU; solo games are unchanged: no one is next).
+    refine_deny = True
     rounds = 3  # rounds of the halving (1: every move on the same futures, no halving)
     halve_futures = 6  # futures added in each later round, for the better half
     halve_depth: int | None = 8  # their depth (None: to the end of the game)
