@@ -3,7 +3,8 @@ the default).
 
 Why a process: page views are CPU work (templates, decoding stored games, pictures), and on
 the bot's own event loop 100 of them a second slowed the players' clicks by half or more at
-p99 (docs/performance.md, "The web site"); in a process of its own they do not. The child is
+p99 (docs/performance.md, "The web site"); in a process of its own, below the bot's priority,
+much less (not nothing: two CPUs are still shared). The child is
 ``python -m bot web --parent``: it reads the same database (SQLite in WAL mode or PostgreSQL),
 runs at a lower priority (``nice``) than the bot, says where it listens on its first line of
 output, and exits when its standard input closes,
