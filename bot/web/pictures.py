@@ -16,11 +16,11 @@ import functools
 import hashlib
 import multiprocessing
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import render
+from bot.web.cache import Lru
 from bot.words.catalogue import Text
 from engine.views import PublicView
 
@@ -51,9 +51,8 @@ class Pictures:
     def __init__(self, *, processes: int = 1, size: int = 256) -> None:
         self._processes = processes
         self._pool = self._new_pool()
-        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cache: Lru[bytes] = Lru(size)
         self._drawing: dict[str, asyncio.Future[bytes]] = {}
-        self._size = size
         self.drawn = 0  # pictures drawn (not served from the cache)
 
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
@@ -78,7 +77,6 @@ class Pictures:
     async def get(self, tag: str, draw: Callable[[], bytes]) -> bytes:
         png = self._cache.get(tag)
         if png is not None:
-            self._cache.move_to_end(tag)
             return png
         pending = self._drawing.get(tag)
         if pending is not None:  # someone asked for it a moment ago: one drawing for both
@@ -90,9 +88,7 @@ class Pictures:
         finally:
             self._drawing.pop(tag, None)
         self.drawn += 1
-        self._cache[tag] = png
-        while len(self._cache) > self._size:
-            self._cache.popitem(last=False)
+        self._cache.put(tag, png)
         return png
 
     async def worker(self) -> int:

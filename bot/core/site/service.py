@@ -84,21 +84,20 @@ class Replays:
         ``challenge_not_yet`` for an open week's challenge game)."""
         kept = self._games.get(game.id)
         if kept is None or kept.version != game.version:
-            kept = await self._replay(k, game.id, kept)
+            kept = await self._replay(k, game, kept)
             self._games[game.id] = kept
             while len(self._games) > self._size:
                 self._games.popitem(last=False)
         self._games.move_to_end(game.id)
         return kept.steps
 
-    async def _replay(self, k: Kernel, game_id: int, kept: _Replay | None) -> _Replay:
-        game = await k.get_game(game_id)
+    async def _replay(self, k: Kernel, game: GameInfo, kept: _Replay | None) -> _Replay:
         if not await challenge.may_show(k, game):
             raise ManagerError(NOT_YET, "the week's challenge is still open")
-        g = await k.load(game_id)
+        g = await k.load(game.id)
         if g.engine_options is None or g.state is None or g.state.phase is Phase.DRAFT:
             raise ManagerError(ErrorCode.NOT_ALLOWED, "play has not started")
-        moves = [(m.ply, m.seat, m.move) for m in await k.store.moves(game_id)]
+        moves = [(m.ply, m.seat, m.move) for m in await k.store.moves(game.id)]
         if kept is None or kept.moves > len(moves) or \
                 (kept.moves and moves[kept.moves - 1][0] != kept.last_ply):
             kept = None  # not the game it was (a database restored): from the start
