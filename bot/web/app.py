@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
@@ -28,7 +27,7 @@ from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
 from bot.web.cache import Lru
 from bot.web.links import Signer
-from bot.web.process import NICENESS, READY, SiteProcess
+from bot.web.process import READY, SiteProcess, lower_priority
 from bot.words.catalogue import Text
 
 if TYPE_CHECKING:
@@ -263,8 +262,7 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
         if parent:
             # Page views wait for CPU behind the players' clicks (its pictures' worker lower
             # still, bot.web.pictures).
-            with contextlib.suppress(OSError):
-                os.nice(NICENESS)
+            lower_priority()
             print(READY + server.url, flush=True)
             watch = asyncio.create_task(_until_closed(sys.stdin, stop))
         try:

@@ -1,5 +1,5 @@
 """The site's pictures: the bot's own renderers (:mod:`render`), drawn in a worker process of
-the site's own at a lower CPU priority (never on the event loop and never in a thread of the
+the site's own at the lowest CPU priority (never on the event loop and never in a thread of the
 bot's process: a thread drawing holds the interpreter's lock against the loop that answers the
 players' clicks, which cost them 60-100 % at p99 with 100 page views a second; see
 docs/performance.md), kept in a small LRU cache and served with ETags: a browser that has the
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import functools
 import hashlib
 import multiprocessing
@@ -21,12 +20,12 @@ from typing import TypeVar
 
 import render
 from bot.web.cache import Lru
+from bot.web.process import lower_priority
 from bot.words.catalogue import Text
 from engine.views import PublicView
 
 RENDER_VERSION = "1"  # bump when the pictures change, so browsers fetch them again
 R = TypeVar("R")
-NICENESS = 10  # the drawing process yields the CPU to the bot's own (clicks come first)
 
 
 def etag(*parts: object) -> str:
@@ -39,9 +38,9 @@ def labels(tr: Text) -> dict[str, str]:
 
 
 def _lower_priority() -> None:
-    """In the worker: page views wait for CPU behind the players' clicks."""
-    with contextlib.suppress(OSError):  # not allowed: the bot's priority, still apart
-        os.nice(NICENESS)
+    """In the worker: page views wait for CPU behind the players' clicks (not allowed: the
+    bot's priority, still apart from its event loop)."""
+    lower_priority()
 
 
 class Pictures:

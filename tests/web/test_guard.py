@@ -155,7 +155,10 @@ async def test_pictures_are_drawn_in_another_process_once_for_a_burst(world: Wor
     pngs = {await r.read() for r in burst}
     assert [r.status for r in burst] == [200] * 4 and len(pngs) == 1
     assert pictures.drawn == 1  # four asked at once, one drawn
-    assert await pictures.worker() != os.getpid()
+    worker = await pictures.worker()
+    assert worker != os.getpid()
+    # It draws behind the bot's process: the lowest priority there is.
+    assert os.getpriority(os.PRIO_PROCESS, worker) == 19
 
 
 async def test_a_picture_worker_killed_is_replaced(world: World) -> None:
