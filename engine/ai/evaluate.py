@@ -27,6 +27,7 @@ placement can have changed (:meth:`Evaluator.features`): this is what makes sear
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from engine.ai.goals import Counts, counts_of, goal_value
@@ -56,6 +57,9 @@ class Weights:
     goal: float = 1.17
     goal_m: float = 0.75  # scale on the goal choosiness of the tables
     scenario_bonus: float = 12.0  # per scenario condition (solo achievement mode)
+    # for every condition at once (a scenario is passed only with all of them and the score):
+    # times the product of the conditions' chances
+    scenario_pass: float = 0.0
     # per turns left (0 to 22): a weight per term of TERMS, replacing the scales above
     by_turns: tuple[tuple[float, ...], ...] | None = None
 
@@ -156,21 +160,24 @@ class Evaluator:
         turns = s.empty.bit_count()
         goals = self.goal_points(s, GOAL_M[turns] * self.w.goal_m)
         if turns == 0:
-            return s.score + sum(goals) + self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals,
-                                                              None, None)
+            total = s.score + sum(goals)
+            return total + self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, None, None,
+                                               total=total)
         terms, extra = self._terms(s, turns, goals)
         wt = self._wt[turns]
-        return (s.score + extra + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
-                + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6])
+        return (s.score + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
+                + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6]
+                + extra)
 
     def weights_at(self, turns: int) -> tuple[float, ...]:
         """The weight of each term of :data:`TERMS` with ``turns`` turns left."""
         return self._wt[turns]
 
-    def scenario_points(self, s: Quilt) -> float:
-        """The bonus :meth:`value` gives a full quilt for the scenario's conditions met."""
+    def scenario_points(self, s: Quilt, total: float | None = None) -> float:
+        """The bonus :meth:`value` gives a full quilt for the scenario's conditions met
+        (``total``: its score, for the scenario's minimum; None: not counted)."""
         return self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, self.goal_points(s, 0.0), None,
-                                   None)
+                                   None, total=total)
 
     def terms(self, s: Quilt) -> tuple[float, ...]:
         """The unweighted potentials of a quilt that is not full, in :data:`TERMS` order (what
@@ -205,8 +212,6 @@ class Evaluator:
             for c in range(6):
                 if not s.bcol >> c & 1:
                     chance *= 1.0 - miss[c]
-            if self.scenario is not None and self.scenario.rainbow:
-                extra += self.w.scenario_bonus * chance
         # -- cats
         size_total = 0.0
         cat_tokens = [0.0, 0.0, 0.0]  # expected future tokens per cat
@@ -217,13 +222,19 @@ class Evaluator:
                 size_total += points[ci] * p
                 cat_tokens[ci] += p
         shape1, shape2 = self._shapes(s, f, turns, cat_tokens)
+        terms = (sum(goals), BUTTON_POINTS * pot2, BUTTON_POINTS * pot1, BUTTON_POINTS * chance,
+                 size_total, shape1, shape2)
         if self.scenario is not None:
             buttons = [0.0] * 6
             for key, size, libs in f.colour.values():
                 buttons[key] += (b2 if size == 2 else b1)[libs - 1][turns]
-            extra += self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, cat_tokens, buttons)
-        return (sum(goals), BUTTON_POINTS * pot2, BUTTON_POINTS * pot1, BUTTON_POINTS * chance,
-                size_total, shape1, shape2), extra
+            wt = self._wt[turns]
+            expected = (s.score + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
+                        + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5]
+                        + wt[6] * terms[6])
+            extra += self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, cat_tokens, buttons,
+                                         rainbow_chance=chance, total=expected, turns=turns)
+        return terms, extra
 
     # ------------------------------------------------------------------ group features
 
@@ -415,41 +426,84 @@ class Evaluator:
 
     def scenario_extra(self, ccnt: tuple[int, ...], bcnt: tuple[int, ...], rainbow: bool,
                        goals: list[float], cat_tokens: list[float] | None,
-                       buttons: list[float] | None) -> float:
+                       buttons: list[float] | None, *, rainbow_chance: float = 0.0,
+                       total: float | None = None, turns: int = 0) -> float:
         """Bonus for the scenario's conditions (solo achievement mode), for a quilt with
         ``ccnt`` cat tokens per cat, ``bcnt`` buttons per colour and ``rainbow``.
 
         Each condition is worth ``scenario_bonus`` once met; before that, a rough chance from the
         tokens earned plus those expected (``cat_tokens`` per cat, ``buttons`` per colour; None
-        once the quilt is full). The rainbow's chance is valued with the buttons in ``value``.
+        once the quilt is full) and ``rainbow_chance``. ``scenario_pass`` more for all of them at
+        once (the product of their chances: a scenario is passed only with every condition; a
+        full quilt's are met or not). ``total``: the quilt's score, or with ``turns`` left its
+        expected final score, for the chance of reaching the scenario's minimum (None: not
+        counted).
         """
         sc = self.scenario
         if sc is None:
             return 0.0
-        bonus = self.w.scenario_bonus
-        out = 0.0
+        full = cat_tokens is None
+        chances: list[float] = []  # each condition's, for the bonus per condition
+        joint = 1.0  # all of them: a full quilt's are met or not
+
+        def chance(expected: float, needed: int) -> None:
+            nonlocal joint
+            c = _chance(expected, needed)
+            chances.append(c)
+            joint *= (1.0 if c >= 1.0 else 0.0) if full else c
+
         cats = [n + (cat_tokens[i] if cat_tokens else 0.0) for i, n in enumerate(ccnt)]
-        if sc.rainbow and rainbow:
-            out += bonus
+        if sc.rainbow:
+            c = 1.0 if rainbow else (0.0 if full else rainbow_chance)
+            chances.append(c)
+            joint *= c
         if sc.cat_tokens:
-            out += bonus * _chance(sum(cats), sc.cat_tokens)
+            chance(sum(cats), sc.cat_tokens)
         if sc.each_cat:
-            out += bonus * (min(1.0, cats[0]) * min(1.0, cats[1]) * min(1.0, cats[2]))
+            c = min(1.0, cats[0]) * min(1.0, cats[1]) * min(1.0, cats[2])
+            chances.append(c)
+            joint *= c
         if sc.same_cat:
-            out += bonus * _chance(max(cats), sc.same_cat)
+            chance(max(cats), sc.same_cat)
         if sc.buttons_one_color:
             per = [n + (buttons[i] if buttons else 0.0) for i, n in enumerate(bcnt)]
-            out += bonus * _chance(max(per), sc.buttons_one_color)
+            chance(max(per), sc.buttons_one_color)
         if sc.goals_met or sc.goals_both:
-            # goal expectations, normalised by each goal's one-way / both-ways value
-            one = [min(1.0, g / r.one_way) for g, r in zip(goals, self.goal_rules, strict=False)]
-            both = [min(1.0, g / r.both_ways) for g, r in zip(goals, self.goal_rules,
-                                                               strict=False)]
+            # goal expectations, normalised by each goal's one-way / both-ways value; a goal met
+            # one way only is worth about two thirds of both ways, and counted so it made
+            # three goals met one way look like two met both ways: the chance of both ways
+            # falls off with the cube (a full quilt's goals are met both ways or not at all)
+            rules = self.goal_rules
+            one = [min(1.0, g / r.one_way) for g, r in zip(goals, rules, strict=False)]
+            if full:
+                both = [1.0 if g >= r.both_ways else 0.0 for g, r in zip(goals, rules,
+                                                                         strict=False)]
+            else:
+                both = [min(1.0, g / r.both_ways) ** 3 for g, r in zip(goals, rules,
+                                                                     strict=False)]
             if sc.goals_met:
-                out += bonus * _chance(sum(one), sc.goals_met)
+                chance(sum(one), sc.goals_met)
             if sc.goals_both:
-                out += bonus * _chance(sum(both), sc.goals_both)
+                chance(sum(both), sc.goals_both)
+        out = self.w.scenario_bonus * sum(chances)
+        if self.w.scenario_pass:
+            if total is not None:
+                joint *= _score_chance(total - sc.min_score, turns)
+            out += self.w.scenario_pass * joint
         return out
+
+
+def _score_chance(margin: float, turns: int) -> float:
+    """A rough chance that a quilt whose expected final score is ``margin`` above a minimum
+    (below when negative) ends at or above it, with ``turns`` left (0: known, met or not): a
+    logistic curve whose spread grows with the turns left, as the final score's does (a solo
+    game's score varies by about 7 points from the start)."""
+    if turns <= 0:
+        return 1.0 if margin >= 0 else 0.0
+    x = 1.7 * margin / (1.5 * math.sqrt(turns) + 0.5)
+    if x < -30.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 def _chance(expected: float, needed: int) -> float:

@@ -512,22 +512,19 @@ class Frame:
                         gcache[gk] = gv
                     goals[i] = gv
                 gsum = sum(goals)
-            extra = 0.0
+            value = (score + wt0 * gsum + wt1 * (BUTTON_POINTS * pot2)
+                     + wt2 * (BUTTON_POINTS * pot1) + wt3 * (BUTTON_POINTS * chance)
+                     + wt4 * size_total + wt5 * shape1 + wt6 * shape2)
             if scenario:
-                sc = ev.scenario
-                assert sc is not None
-                if sc.rainbow and not rainbow:
-                    extra += ev.w.scenario_bonus * chance
                 buttons = self.buttons.copy()
                 for g, ne2 in changed.items():
                     old = centries[g]
                     buttons[old[0]] += (ne2[3] if ne2 is not None else 0.0) - old[3]
                 if new_c is not None:
                     buttons[color] += new_c[3]
-                extra += ev.scenario_extra(ccnt, bcnt, rainbow, goals, tokens, buttons)
-            out.append((score + extra + wt0 * gsum + wt1 * (BUTTON_POINTS * pot2)
-                        + wt2 * (BUTTON_POINTS * pot1) + wt3 * (BUTTON_POINTS * chance)
-                        + wt4 * size_total + wt5 * shape1 + wt6 * shape2, c))
+                value += ev.scenario_extra(ccnt, bcnt, rainbow, goals, tokens, buttons,
+                                           rainbow_chance=chance, total=value, turns=t1)
+            out.append((value, c))
         return out
 
 

@@ -66,6 +66,7 @@ DRAFT_CORRECTION: dict[tuple[str, int], float] = {
     ("all-different", 0): 0.06, ("all-different", 1): -0.03, ("all-different", 2): -0.13,
 }
 
+SCENARIO_PASS = 40.0  # strong's bonus for passing a scenario (solo achievement mode)
 # easy: tokens now count, chances much less (about 40 points a solo game: a beginner's level)
 EASY_WEIGHTS = replace(DEFAULT, button=0.4, button1=0.4, size_cat=0.45, shape_cat=0.5,
                        shape_cat2=0.0, rainbow=0.0, goal=0.7)
@@ -348,6 +349,9 @@ class StrongPlayer(_Base):
     """Two-turn search with sampled market refills: see the module docstring."""
 
     level = "strong"
+    # In a scenario, a bonus for passing it (every condition and the score) on top of each
+    # condition's: see docs/performance.md (issue 31, scenarios)
+    weights = replace(DEFAULT, scenario_pass=SCENARIO_PASS)
     pool = 40  # placements (best on their own) tried with the other hand tile ...
     width = 8  # ... of which the best are searched
     keep = 3  # and the best few placements on their own
@@ -485,7 +489,7 @@ class StrongPlayer(_Base):
                 cands.append((v, mv))
         if len(cands) < 2:
             return best_move
-        sim = SeatSim(view)
+        sim = SeatSim(view, weights=self.weights)
         seed = self._rng.getrandbits(64)
         plan = self._plan(len(cands), self.playouts, self.playout_depth, self.rounds,
                           self.halve_futures, self.halve_depth)
@@ -517,7 +521,7 @@ class StrongPlayer(_Base):
         cands = cands[: self.draft_top]
         if len(cands) < 2:
             return cands[0] if cands else legal[0]
-        sims = [SeatSim(view, goals=mv.goals) for mv in cands]
+        sims = [SeatSim(view, goals=mv.goals, weights=self.weights) for mv in cands]
         plan = self._plan(len(cands), self.draft_playouts, self.draft_depth, self.draft_rounds,
                           self.draft_playouts, self.draft_depth)
         futures = self._futures(sims[0], sum(n for n, _ in plan), self._rng.getrandbits(64))

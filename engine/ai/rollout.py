@@ -295,8 +295,10 @@ class SeatSim:
                     parts[GOAL_PART + i] = float(goal_result(cfg, quilt, spot,
                                                              self.goals[i])[2])
         if not q.empty:
-            bonus = self.evaluator.scenario_points(q) if cfg.scenario is not None else 0.0
-            return Outcome(sum(parts), tuple(parts), True, bonus)
+            total = sum(parts)
+            bonus = (self.evaluator.scenario_points(q, total) if cfg.scenario is not None
+                     else 0.0)
+            return Outcome(total, tuple(parts), True, bonus)
         return Outcome(self.leaf(q), tuple(parts), done)
 
     # ------------------------------------------------------------------ placement helpers

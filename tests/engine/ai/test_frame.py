@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from data import Catalog
-from engine.ai.evaluate import DEFAULT, Evaluator
+from engine.ai.evaluate import DEFAULT, Evaluator, Weights
 from engine.ai.frame import frame_of
 from engine.ai.model import Rules
 from engine.ai.seen import seat_quilt
@@ -24,12 +25,17 @@ OPTIONS = [
     GameOptions(players=1, restriction=Restriction.BOTH_WAYS),
     *(GameOptions(players=1, scenario=k) for k in range(1, 11)),  # the scenario's bonus
 ]
+# and the bonus for passing (every condition and the expected score), as strong weighs it
+PASSING = replace(DEFAULT, scenario_pass=40.0)
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: f"{o.players}p-{o.family}-"
-                         f"{o.restriction}-{o.scenario}")
-def test_every_placement_is_valued_as_the_value_function_does(catalog: Catalog,
-                                                               options: GameOptions) -> None:
+@pytest.mark.parametrize(("options", "weights"), [
+    *((o, DEFAULT) for o in OPTIONS),
+    *((o, PASSING) for o in OPTIONS if o.scenario)],
+    ids=lambda x: (f"{x.players}p-{x.family}-{x.restriction}-{x.scenario}"
+                   if isinstance(x, GameOptions) else "pass" if x.scenario_pass else "default"))
+def test_every_placement_is_valued_as_the_value_function_does(
+        catalog: Catalog, options: GameOptions, weights: Weights) -> None:
     """A whole game of random moves (so groups merge, buttons, cats and the rainbow come, goals
     fill up): at every turn, four tiles on every empty cell of a quilt made by a placement
     (whose features derive from its parent's, as in search) and of a quilt built afresh."""
@@ -44,7 +50,7 @@ def test_every_placement_is_valued_as_the_value_function_does(catalog: Catalog,
                 view = private_view(state, seat)
                 cfg = view.public.config
                 rules = Rules(cfg)
-                ev = Evaluator(cfg, rules, view.public.seats[seat].goals, DEFAULT)
+                ev = Evaluator(cfg, rules, view.public.seats[seat].goals, weights)
                 root = seat_quilt(view, seat, rules)
                 quilts = [root]
                 if root.empty.bit_count() > 1:
