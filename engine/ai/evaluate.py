@@ -15,7 +15,8 @@ it can still expect.
   pattern counts the neighbours show;
 - **rainbow**: 3 points times the chance that every colour still without a button gets one
   (per colour: one minus the chance that none of its groups gets one);
-- **scenario** (solo achievement mode): a bonus per condition, by a rough chance of meeting it.
+- **scenario** (solo achievement mode): a bonus per condition, by a rough chance of meeting it,
+  and (``scenario_pass``, strong's) one for all of them and the minimum score at once.
 
 The chances are not guessed: :mod:`engine.ai.tables` holds how often each situation led to the
 token in self-play, by the turns left (``benchmarks/bench_ai.py --calibrate``). The weights in

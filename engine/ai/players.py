@@ -27,7 +27,9 @@ seeded ``random.Random`` and nothing else random. They share the quilt model
   tiles come, which cells stay free); the playouts see it. The playouts are spent by
   successive halving (:func:`_halving`): every candidate on the first futures, the better
   half on more, and so on; the frame (:mod:`engine.ai.frame`), which values a placement from
-  what it changes, makes them cheap enough. Figures: ``docs/performance.md``.
+  what it changes, makes them cheap enough. In a scenario it plays to pass: its search and its
+  playouts value every condition and the minimum score at once (``scenario_pass``). Figures:
+  ``docs/performance.md``.
 
 The goal draft (:func:`draft_value`) scores each arrangement of three of the offered goals by
 the value function of the empty quilt, whose goal part is the expected points of each goal from
