@@ -260,8 +260,8 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
                 loop.add_signal_handler(sig, stop.set)
         watch = None
         if parent:
-            # Page views wait for CPU behind the players' clicks (its pictures' worker lower
-            # still, bot.web.pictures).
+            # Page views wait for CPU behind the players' clicks (its pictures' worker too,
+            # bot.web.pictures).
             lower_priority()
             print(READY + server.url, flush=True)
             watch = asyncio.create_task(_until_closed(sys.stdin, stop))

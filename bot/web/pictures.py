@@ -37,12 +37,6 @@ def labels(tr: Text) -> dict[str, str]:
     return {key: tr(f"render.{key}") for key in render.DEFAULT_LABELS}
 
 
-def _lower_priority() -> None:
-    """In the worker: page views wait for CPU behind the players' clicks (not allowed: the
-    bot's priority, still apart from its event loop)."""
-    lower_priority()
-
-
 class Pictures:
     """Draws (in ``processes`` worker processes, started at the first picture) and caches PNGs
     (``size`` pictures kept)."""
@@ -59,7 +53,7 @@ class Pictures:
         # could copy a lock held by one of them.
         return concurrent.futures.ProcessPoolExecutor(
             self._processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_lower_priority)
+            initializer=lower_priority)  # page views wait behind the players' clicks
 
     async def _draw(self, draw: Callable[[], R]) -> R:
         pool = self._pool

@@ -164,11 +164,8 @@ class Evaluator:
             total = s.score + sum(goals)
             return total + self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, None, None,
                                                total=total)
-        terms, extra = self._terms(s, turns, goals)
-        wt = self._wt[turns]
-        return (s.score + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
-                + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6]
-                + extra)
+        _, expected, extra = self._terms(s, turns, goals)
+        return expected + extra
 
     def weights_at(self, turns: int) -> tuple[float, ...]:
         """The weight of each term of :data:`TERMS` with ``turns`` turns left."""
@@ -188,10 +185,10 @@ class Evaluator:
         return self._terms(s, turns, goals)[0]
 
     def _terms(self, s: Quilt, turns: int, goals: list[float]
-               ) -> tuple[tuple[float, float, float, float, float, float, float], float]:
-        """(the potentials in :data:`TERMS` order, the scenario bonus) of a quilt not full."""
+               ) -> tuple[tuple[float, float, float, float, float, float, float], float, float]:
+        """(the potentials in :data:`TERMS` order, the points expected from them and those
+        earned, the scenario bonus) of a quilt not full."""
         f = self.features(s)
-        extra = 0.0
         # -- buttons
         pot1 = pot2 = 0.0
         b1, b2 = BUTTON
@@ -225,17 +222,17 @@ class Evaluator:
         shape1, shape2 = self._shapes(s, f, turns, cat_tokens)
         terms = (sum(goals), BUTTON_POINTS * pot2, BUTTON_POINTS * pot1, BUTTON_POINTS * chance,
                  size_total, shape1, shape2)
+        wt = self._wt[turns]
+        expected = (s.score + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
+                    + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5] + wt[6] * terms[6])
+        extra = 0.0
         if self.scenario is not None:
             buttons = [0.0] * 6
             for key, size, libs in f.colour.values():
                 buttons[key] += (b2 if size == 2 else b1)[libs - 1][turns]
-            wt = self._wt[turns]
-            expected = (s.score + wt[0] * terms[0] + wt[1] * terms[1] + wt[2] * terms[2]
-                        + wt[3] * terms[3] + wt[4] * terms[4] + wt[5] * terms[5]
-                        + wt[6] * terms[6])
-            extra += self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, cat_tokens, buttons,
-                                         rainbow_chance=chance, total=expected, turns=turns)
-        return terms, extra
+            extra = self.scenario_extra(s.ccnt, s.bcnt, s.rainbow, goals, cat_tokens, buttons,
+                                        rainbow_chance=chance, total=expected, turns=turns)
+        return terms, expected, extra
 
     # ------------------------------------------------------------------ group features
 
@@ -444,31 +441,19 @@ class Evaluator:
         if sc is None:
             return 0.0
         full = cat_tokens is None
-        chances: list[float] = []  # each condition's, for the bonus per condition
-        joint = 1.0  # all of them: a full quilt's are met or not
-
-        def chance(expected: float, needed: int) -> None:
-            nonlocal joint
-            c = _chance(expected, needed)
-            chances.append(c)
-            joint *= (1.0 if c >= 1.0 else 0.0) if full else c
-
+        chances: list[float] = []  # each condition's (1: met)
         cats = [n + (cat_tokens[i] if cat_tokens else 0.0) for i, n in enumerate(ccnt)]
         if sc.rainbow:
-            c = 1.0 if rainbow else (0.0 if full else rainbow_chance)
-            chances.append(c)
-            joint *= c
+            chances.append(1.0 if rainbow else (0.0 if full else rainbow_chance))
         if sc.cat_tokens:
-            chance(sum(cats), sc.cat_tokens)
+            chances.append(_chance(sum(cats), sc.cat_tokens))
         if sc.each_cat:
-            c = min(1.0, cats[0]) * min(1.0, cats[1]) * min(1.0, cats[2])
-            chances.append(c)
-            joint *= c
+            chances.append(min(1.0, cats[0]) * min(1.0, cats[1]) * min(1.0, cats[2]))
         if sc.same_cat:
-            chance(max(cats), sc.same_cat)
+            chances.append(_chance(max(cats), sc.same_cat))
         if sc.buttons_one_color:
             per = [n + (buttons[i] if buttons else 0.0) for i, n in enumerate(bcnt)]
-            chance(max(per), sc.buttons_one_color)
+            chances.append(_chance(max(per), sc.buttons_one_color))
         if sc.goals_met or sc.goals_both:
             # goal expectations, normalised by each goal's one-way / both-ways value; a goal met
             # one way only is worth about two thirds of both ways, and counted so it made
@@ -483,11 +468,13 @@ class Evaluator:
                 both = [min(1.0, g / r.both_ways) ** 3 for g, r in zip(goals, rules,
                                                                      strict=False)]
             if sc.goals_met:
-                chance(sum(one), sc.goals_met)
+                chances.append(_chance(sum(one), sc.goals_met))
             if sc.goals_both:
-                chance(sum(both), sc.goals_both)
+                chances.append(_chance(sum(both), sc.goals_both))
         out = self.w.scenario_bonus * sum(chances)
         if self.w.scenario_pass:
+            # all of them: a full quilt's conditions are met or not
+            joint = float(all(c >= 1.0 for c in chances)) if full else math.prod(chances)
             if total is not None:
                 joint *= _score_chance(total - sc.min_score, turns)
             out += self.w.scenario_pass * joint
