@@ -331,7 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(serve(settings.db_path, settings.web_secret.get_secret_value(),
                               port=settings.web_port, host=settings.web_host,
                               rate_per_minute=settings.web_rate_per_minute,
-                              trust_proxy=settings.web_trust_proxy, parent=args.parent))
+                              trust_proxy=settings.web_trust_proxy,
+                              picture_cache_mb=settings.web_picture_cache_mb,
+                              parent=args.parent))
         return 0
     if command == "check":
         if args.db:

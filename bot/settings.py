@@ -114,6 +114,7 @@ class Settings(BaseSettings):
     web_secret: SecretStr = SecretStr("")
     web_rate_per_minute: int = Field(default=120, ge=1)  # page and picture requests per address
     web_trust_proxy: bool = False  # the address is X-Forwarded-For's last hop (behind a proxy)
+    web_picture_cache_mb: int = Field(default=128, ge=0)  # pictures kept drawn (bot.web.pictures)
     # Where the bot serves the site: "apart", a child process it starts and watches (page views
     # then take no CPU from the event loop answering clicks: bot.web.process), or "inline", on
     # its own event loop (one process; fine for a small bot).

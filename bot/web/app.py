@@ -142,6 +142,9 @@ async def picture(request: web.Request) -> web.Response:
     headers = {"ETag": tag, "Cache-Control": "public, max-age=300"}
     if _known(request, tag):
         return web.Response(status=304, headers=headers)
+    png = site.pictures.cached(tag)  # drawn before: the game's steps need not be read
+    if png is not None:
+        return web.Response(body=png, content_type="image/png", headers=headers)
     try:
         steps = await site.steps.steps(site.kernel, info)
     except ManagerError:  # still choosing goals: no table yet
@@ -191,12 +194,13 @@ async def _close(app: web.Application) -> None:
 
 
 def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
-             trust_proxy: bool = False) -> web.Application:
+             trust_proxy: bool = False,
+             picture_cache_mb: int = pictures.CACHE_MB) -> web.Application:
     """The site's application for one kernel (``secret``: ``CALICO_WEB_SECRET``)."""
     limit = guard.RateLimit(rate_per_minute)
     app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
-    app[SITE_KEY] = Site(kernel, Signer(secret), environment(), pictures.Pictures(),
-                         Replays(), Lru(256))
+    app[SITE_KEY] = Site(kernel, Signer(secret), environment(),
+                         pictures.Pictures(cache_mb=picture_cache_mb), Replays(), Lru(256))
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
         (f"/{links.SERVER}/{{token}}", server), (f"/{links.GAME}/{{token}}", game),
         (f"/{links.GAME}/{{token}}/{{which}}.png", picture),
@@ -209,10 +213,12 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
 
 
 async def start_site(kernel: Kernel, secret: str, *, port: int, host: str = "127.0.0.1",
-                     rate_per_minute: int = 120, trust_proxy: bool = False) -> HealthServer:
+                     rate_per_minute: int = 120, trust_proxy: bool = False,
+                     picture_cache_mb: int = pictures.CACHE_MB) -> HealthServer:
     """Build and start the site on its own listener (what the client's ``setup_hook`` calls)."""
     server = HealthServer(make_app(kernel, secret, rate_per_minute=rate_per_minute,
-                                   trust_proxy=trust_proxy), name="web site")
+                                   trust_proxy=trust_proxy, picture_cache_mb=picture_cache_mb),
+                          name="web site")
     await server.start(host, port)
     return server
 
@@ -230,18 +236,20 @@ async def start_configured(kernel: Kernel, st: Settings) -> HealthServer | SiteP
             "CALICO_WEB_BASE_URL": st.web_base_url,
             "CALICO_WEB_RATE_PER_MINUTE": str(st.web_rate_per_minute),
             "CALICO_WEB_TRUST_PROXY": str(st.web_trust_proxy).lower(),
+            "CALICO_WEB_PICTURE_CACHE_MB": str(st.web_picture_cache_mb),
             "CALICO_LOG_LEVEL": st.log_level, "CALICO_LOG_JSON": str(st.log_json).lower()})
         await child.start()
         log.info("web site listening on %s (process %s)", child.url, child.pid)
         return child
     return await start_site(kernel, st.web_secret.get_secret_value(), port=st.web_port,
                             host=st.web_host, rate_per_minute=st.web_rate_per_minute,
-                            trust_proxy=st.web_trust_proxy)
+                            trust_proxy=st.web_trust_proxy,
+                            picture_cache_mb=st.web_picture_cache_mb)
 
 
 async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1",
                 rate_per_minute: int = 120, trust_proxy: bool = False,
-                parent: bool = False) -> None:
+                picture_cache_mb: int = pictures.CACHE_MB, parent: bool = False) -> None:
     """``calico-bot web``: the site alone, in a process of its own beside the bot (it only
     reads the database: SQLite in WAL mode or PostgreSQL), until SIGTERM or SIGINT. Page views
     then take no CPU time from the process answering the players' clicks. ``parent``: started
@@ -252,7 +260,8 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
     manager = await Manager.open(db_path, exclusive=False)
     try:
         server = await start_site(manager.kernel, secret, port=port, host=host,
-                                  rate_per_minute=rate_per_minute, trust_proxy=trust_proxy)
+                                  rate_per_minute=rate_per_minute, trust_proxy=trust_proxy,
+                                  picture_cache_mb=picture_cache_mb)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

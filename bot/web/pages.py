@@ -69,8 +69,16 @@ def seat_name(tr: Text, game: GameInfo, seat: int, hidden: set[int]) -> str:
     return s.name
 
 
-async def people(k: Kernel, signer: Signer, tr: Text, game: GameInfo) -> tuple[Person, ...]:
-    hidden = await site.hidden(k, [s.user_id for s in game.seats if s.user_id is not None])
+def _user_ids(games: list[GameInfo]) -> list[int]:
+    return [s.user_id for g in games for s in g.seats if s.user_id is not None]
+
+
+async def people(k: Kernel, signer: Signer, tr: Text, game: GameInfo,
+                 hidden: set[int] | None = None) -> tuple[Person, ...]:
+    """A game's people as the site names them (``hidden``: who hid their name, when already
+    read for a list of games; else read here)."""
+    if hidden is None:
+        hidden = await site.hidden(k, _user_ids([game]))
     out = []
     for s in game.seats:
         name = seat_name(tr, game, s.seat, hidden)
@@ -120,10 +128,13 @@ async def game_page(k: Kernel, signer: Signer, tr: Text, cache: site.Replays, ga
     return page
 
 
-async def game_line(k: Kernel, signer: Signer, tr: Text, game: GameInfo) -> GameLine:
-    return GameLine(game.id, signer.path(links.GAME, game.id),
-                    game.updated_at.strftime("%Y-%m-%d"), await people(k, signer, tr, game),
-                    tr(f"web.status.{game.status.value}"))
+async def game_lines(k: Kernel, signer: Signer, tr: Text,
+                     games: list[GameInfo]) -> list[GameLine]:
+    """A list of games, who hid their name read once for all of them."""
+    hidden = await site.hidden(k, _user_ids(games))
+    return [GameLine(g.id, signer.path(links.GAME, g.id), g.updated_at.strftime("%Y-%m-%d"),
+                     await people(k, signer, tr, g, hidden), tr(f"web.status.{g.status.value}"))
+            for g in games]
 
 
 @dataclass(slots=True)
@@ -203,7 +214,7 @@ async def player_page(k: Kernel, signer: Signer, tr: Text, guild_id: int,
         name, progress_words.position_lines(tr, catalog, got.position),
         [progress_words.achievement_name(tr, a) for a in got.ids], rating,
         rating_plot([p.ordinal for p in history]),
-        [await game_line(k, signer, tr, g) for g in shown], signer.path(links.SERVER, guild_id))
+        await game_lines(k, signer, tr, shown), signer.path(links.SERVER, guild_id))
 
 
 @dataclass(slots=True)
@@ -228,7 +239,7 @@ async def server_page(k: Kernel, signer: Signer, tr: Text, guild_id: int) -> Ser
                     tournament_words.status_text(tr, t))
                    for t in await records.listed(k, guild_id, 20)
                    if not Status(t.status).ended]
-    games = [await game_line(k, signer, tr, g) for g in await site.recent_games(k, guild_id)]
-    playing = [await game_line(k, signer, tr, g)
-               for g in await site.recent_games(k, guild_id, 20, GameStatus.PLAY)]
+    games = await game_lines(k, signer, tr, await site.recent_games(k, guild_id))
+    playing = await game_lines(k, signer, tr,
+                               await site.recent_games(k, guild_id, 20, GameStatus.PLAY))
     return ServerPage(rows, tournaments, games, playing)

@@ -34,3 +34,4 @@ class RecentGame:
     game_id: int
     status: str
     updated_at: int  # ms
+    version: int

@@ -147,7 +147,8 @@ async def recent_games(k: Kernel, guild_id: int, limit: int = 20,
     first (open challenge weeks' games left out)."""
     out: list[GameInfo] = []
     for r in await store.recent(k.store, guild_id, status.value, limit * 2):
-        game = await k.get_game(r.game_id, fresh=True)  # another process may have moved it
+        # As stored now (another process may have moved it), at the version just read.
+        game = (await k.current(r.game_id, r.version)).info()
         if await challenge.may_show(k, game):
             out.append(game)
         if len(out) >= limit:

@@ -22,7 +22,7 @@ HISTORY = ("SELECT game_id, at, ordinal FROM rating_history WHERE scope = ? AND 
 HIDDEN = "SELECT user_id FROM site_hidden"
 HIDE = "INSERT INTO site_hidden (user_id, hidden_at) VALUES (?, ?) ON CONFLICT DO NOTHING"
 SHOW = "DELETE FROM site_hidden WHERE user_id = ?"
-RECENT = ("SELECT id, status, updated_at FROM games WHERE guild_id = ? AND status = ? "
+RECENT = ("SELECT id, status, updated_at, version FROM games WHERE guild_id = ? AND status = ? "
           "ORDER BY updated_at DESC, id DESC LIMIT ?")
 
 
@@ -57,4 +57,4 @@ async def set_hidden(db: Database, user_id: int, hide: bool, now: int) -> None:
 
 async def recent(db: Database, guild_id: int, status: str, limit: int) -> list[RecentGame]:
     rows = await db.fetch(RECENT, (guild_id, status, limit))
-    return [RecentGame(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+    return [RecentGame(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
