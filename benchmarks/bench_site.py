@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import random
 import secrets
 import sys
@@ -31,29 +30,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_web import Visitors, free_port
-from benchmarks.common import load_text, pct, print_machine, table
+from benchmarks.common import cpu_seconds, load_text, pct, print_machine, rss_mb, table
 from benchmarks.common.games import numbered_game, play_random_move
 from bot.web import links
 
 GUILD = 1
 KINDS = ("mix", "page", "picture", "server", "player")
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of ``pid`` and every process below it, alive now."""
-    total = 0.0
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / TICK
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
 
 
 class Kind(Visitors):
@@ -138,13 +120,14 @@ async def main_async(args: argparse.Namespace) -> None:
             ok = v.statuses.get("200", 0)
             rows.append([kind, len(v.times), ok, v.skipped, played,
                          f"{cpu / max(1, len(v.times)) * 1000:.2f}", f"{cpu / wall:.2f}",
-                         f"{pct(v.times, 0.5) * 1000:.1f}", f"{pct(v.times, 0.99) * 1000:.1f}"])
+                         f"{pct(v.times, 0.5) * 1000:.1f}", f"{pct(v.times, 0.99) * 1000:.1f}",
+                         f"{rss_mb(child.pid):.0f}"])
             print(f"{kind}: {len(v.times)} views, statuses {v.statuses}", flush=True)
     finally:
         await child.stop()
         await m.close()
     print(table(["views", "served", "200", "not sent", "moves played", "site CPU ms/view",
-                 "site CPUs busy", "p50 ms", "p99 ms"], rows))
+                 "site CPUs busy", "p50 ms", "p99 ms", "site MB"], rows))
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiohttp
 
 from benchmarks import bench_soak as soak
-from benchmarks.common import load_text, pct, print_machine, table
+from benchmarks.common import cpu_seconds, load_text, pct, pids_running, print_machine, table
 from bot.web import links
 
 WEB_ENV = ("CALICO_WEB_PORT", "CALICO_WEB_SECRET", "CALICO_WEB_RATE_PER_MINUTE",
@@ -44,6 +44,7 @@ CLICKS = ("draft", "confirm", "cell", "take", "join", "begin")
 GAME_LINK = re.compile(r'href="(/g/[0-9a-f-]+)"')
 PLAYER_LINK = re.compile(r'href="(/p/[0-9.]+-[0-9a-f]+)"')
 MAX_STEP = re.compile(r'max="(\d+)"')
+SITE = "-m bot web --parent"  # the site's child process (bot.web.process)
 
 
 def free_port() -> int:
@@ -215,6 +216,9 @@ async def one_run(args: argparse.Namespace, rate: float,
         try:
             result = await original(a, p, stop, watching)
         finally:
+            # The site's CPU over the run (its child process started with the bot, and its
+            # pictures' worker), read before the bot stops it.
+            overall["site_cpu"] = sum(cpu_seconds(pid) for pid in pids_running(SITE))
             if child is not None and visitors is not None:
                 await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
@@ -232,6 +236,7 @@ async def one_run(args: argparse.Namespace, rate: float,
     result["overall_p99"] = overall.get("p99")
     result["clicks"] = overall.get("clicks", [])
     result["visitors"] = visitors
+    result["site_cpu"] = overall.get("site_cpu", 0.0)
     return result
 
 
@@ -259,7 +264,9 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
     span = soak.spread(v.times)
     print(f"page views: {len(v.times)} served ({rate:g}/s asked over {minutes:g} min), "
           f"{v.skipped} not sent (64 in flight already), statuses {v.statuses}; their latency "
-          f"{span} ms; {len(v.games)} games found on the server page")
+          f"{span} ms; {len(v.games)} games found on the server page; the site's processes "
+          f"used {with_['site_cpu']:.1f} s of CPU "
+          f"({with_['site_cpu'] * 1000 / max(1, len(v.times)):.2f} ms a view)")
 
 
 async def main_async(args: argparse.Namespace) -> None:

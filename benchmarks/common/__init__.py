@@ -38,6 +38,7 @@ from benchmarks.common.machine import (
     atimed_calls,
     cancel,
     cpu_model,
+    cpu_seconds,
     lag_monitor,
     load1,
     load_text,
@@ -45,6 +46,7 @@ from benchmarks.common.machine import (
     ms,
     pct,
     peak_rss_mb,
+    pids_running,
     pool_results,
     print_machine,
     rss_mb,
@@ -56,9 +58,9 @@ from benchmarks.common.storage import PgServer, pg_size, postgres_server, sqlite
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 __all__ = [
-    "ROOT", "PgServer", "Stopwatch", "atimed_calls", "cancel", "cpu_model", "dispatching",
-    "drained", "lag_monitor", "load1", "load_text", "machine_line", "ms", "numbered_game",
-    "pct", "peak_rss_mb", "pg_size", "play_random_move", "pool_results", "postgres_server",
-    "print_machine", "random_move", "rss_mb", "send_move", "sqlite_size", "table",
-    "timed_calls", "two_player_game", "wall_ms",
+    "ROOT", "PgServer", "Stopwatch", "atimed_calls", "cancel", "cpu_model", "cpu_seconds",
+    "dispatching", "drained", "lag_monitor", "load1", "load_text", "machine_line", "ms",
+    "numbered_game", "pct", "peak_rss_mb", "pg_size", "pids_running", "play_random_move",
+    "pool_results", "postgres_server", "print_machine", "random_move", "rss_mb", "send_move",
+    "sqlite_size", "table", "timed_calls", "two_player_game", "wall_ms",
 ]

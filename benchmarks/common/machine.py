@@ -83,6 +83,38 @@ def rss_mb(pid: int | None = None) -> float:
     return peak_rss_mb() if pid is None else float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, seconds) of process ``pid`` and every process below it that is
+    alive now (0 for what is gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return total
+
+
+def pids_running(marker: str) -> list[int]:
+    """The processes whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if marker in line:
+                found.append(int(entry.name))
+    return found
+
+
 def peak_rss_mb() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
