@@ -28,6 +28,7 @@ from render.achievements import ACHIEVEMENT_LABELS, achievements_layout, draw_ac
 from render.draft import draw_draft
 from render.encode import to_png
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, cell_center, quilt_layout
+from render.palette import game_palette
 from render.quilt import Preview, draw_quilt, goal_states
 from render.replay import REPLAY_LABELS, frame_count, render_replay, replay_layout
 from render.review import REVIEW_LABELS, render_review_chart
@@ -179,7 +180,8 @@ def render_table(
 ) -> bytes:
     """The public table: cats (patterns, needs, points), market and bag, whose turn it is and
     every player's quilt (``names[seat]``; ``P1``... where missing)."""
-    return to_png(draw_table(view, names, labels=labels, highlight_last=highlight_last))
+    return to_png(draw_table(view, names, labels=labels, highlight_last=highlight_last),
+                  game_palette())
 
 
 def render_scoresheet(
@@ -193,7 +195,8 @@ def render_scoresheet(
     Master Quilter marked, and the tie-break said when points alone did not decide. With
     ``scenario`` (the engine's ``ScenarioResult`` of a solo scenario): passed or not, and
     each target's needed / reached, green when met and red when missed."""
-    return to_png(draw_scoresheet(view, names, labels=labels, scenario=scenario))
+    return to_png(draw_scoresheet(view, names, labels=labels, scenario=scenario),
+                  game_palette())
 
 
 def render_draft(

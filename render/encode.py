@@ -32,11 +32,18 @@ def quantize(img: Image.Image, colors: int = PALETTE_COLORS) -> Image.Image:
     return rgb.quantize(colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
 
 
-def to_png(img: Image.Image) -> bytes:
-    """``img`` as PNG bytes (palette mode; transparency is flattened: Discord shows none)."""
+def to_png(img: Image.Image, palette: Image.Image | None = None) -> bytes:
+    """``img`` as PNG bytes (palette mode; transparency is flattened: Discord shows none).
+    ``palette``: a palette image chosen once for pictures of this kind
+    (:func:`render.palette.game_palette`) to map onto instead of choosing one for this
+    picture, which costs more than drawing it; a big picture still gets its own smaller one."""
     buf = BytesIO()
     big = img.width * img.height > BIG_PIXELS
-    quantize(img, BIG_COLORS if big else PALETTE_COLORS).save(
-        buf, format="PNG", optimize=False,
-        compress_level=BIG_COMPRESS_LEVEL if big else COMPRESS_LEVEL)
+    if palette is not None and not big:
+        rgb = img.convert("RGB") if img.mode != "RGB" else img
+        mapped = rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+    else:
+        mapped = quantize(img, BIG_COLORS if big else PALETTE_COLORS)
+    mapped.save(buf, format="PNG", optimize=False,
+                compress_level=BIG_COMPRESS_LEVEL if big else COMPRESS_LEVEL)
     return buf.getvalue()

@@ -20,8 +20,9 @@ a minute.
 
 Colours: every frame shares one 255-colour palette that starts with the exact colours of the
 table picture (each tile's fabric and motif, the board's printed patches, the ink, the linen,
-the tokens: :func:`fixed_colors`), the rest chosen from the first picture, the finished quilts
-and the final scores; so a magenta tile stays the magenta of the table picture in every frame.
+the tokens: :func:`render.palette.fixed_colors`), the rest chosen from the first picture, the
+finished quilts and the final scores; so a magenta tile stays the magenta of the table picture
+in every frame.
 
 Speed and size: only the quilts that changed are redrawn and re-mapped to it; each frame is
 written as the rectangle that changed, with unchanged pixels transparent, and the GIF is
@@ -39,13 +40,13 @@ from io import BytesIO
 
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw
 
-from data import load_catalog
 from engine.scoring import rank
 from engine.state import TURNS_PER_PLAYER, Phase
 from engine.views import PublicView
 from render import sprites, theme
 from render.common import paste_at, score_chips, text
 from render.geometry import QuiltLayout, quilt_layout
+from render.palette import palette_of
 from render.quilt import draw_quilt
 from render.scoresheet import MEDALS, rosette
 from render.table import GRID_WIDTH, _quilt_radius, grid_header, per_row, player_name
@@ -217,50 +218,6 @@ def _results(img: Image.Image, view: PublicView, names: Sequence[str],
              anchor="lm", max_w=chips - x - q.header * 0.3)
 
 
-# --------------------------------------------------------------------------- the palette
-
-
-@lru_cache(maxsize=1)
-def fixed_colors() -> tuple[tuple[int, int, int], ...]:
-    """The colours every replay's palette starts with: each tile's fabric and motif as placed
-    and as the board prints them (muted), the look's own colours and the tokens' colours."""
-    out: list[tuple[int, int, int]] = []
-    for fabric, motif in theme.tile_palette():
-        out += [fabric, motif, theme.mix(fabric, theme.BACKGROUND, 0.5),
-                theme.mix(motif, theme.BACKGROUND, 0.5),
-                theme.mix(fabric, theme.INK, 0.45)]
-    out += [theme.BACKGROUND, theme.BACKGROUND_DARK, theme.PANEL, theme.INK, theme.INK_SOFT,
-            theme.INK_FAINT, theme.SEAM, theme.EMPTY_FILL, theme.GOAL_FILL, theme.GOAL_FRAME,
-            theme.ACCENT, theme.GOOD, theme.BAD, theme.GOLD, theme.HIGHLIGHT,
-            *(theme.mix(c, theme.BACKGROUND, 0.72) for c in theme.BOARD_STITCH.values())]
-    out += [cat.fur for cat in load_catalog().cats.values()]
-    return tuple(dict.fromkeys(out))
-
-
-def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
-    """A palette image: :func:`fixed_colors`, then the colours of ``pictures`` (an octree of
-    them, for the shades between: antialiased edges, shadows) up to 255 colours."""
-    fixed = list(fixed_colors())
-    # At half size: the octree only fills in shades between the fixed colours, and a tall
-    # replay's three pictures hold 5 MP (300 ms to quantize whole, 80 ms halved).
-    small = [p.reduce(2) for p in pictures]
-    w = max(p.width for p in small)
-    both = Image.new("RGB", (w, sum(p.height for p in small)))
-    y = 0
-    for p in small:
-        both.paste(p, (0, y))
-        y += p.height
-    spare = TRANSPARENT - len(fixed)
-    extra = both.quantize(spare, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    flat = extra.getpalette() or []
-    colors = fixed + [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in range(spare)
-                      if 3 * i + 2 < len(flat)]
-    colors = colors[:TRANSPARENT]
-    pal = Image.new("P", (1, 1))
-    pal.putpalette([v for c in colors for v in c] + [0, 0, 0] * (256 - len(colors)))
-    return pal
-
-
 # --------------------------------------------------------------------------- the GIF
 
 
@@ -363,7 +320,7 @@ def render_replay(
                      winner=replay_label(labels, "master_quilter") if winners else None),
                 (0, 0))
 
-    palette = _palette((rgb, finished, final))
+    palette = palette_of((rgb, finished, final), TRANSPARENT)
 
     def to_p(im: Image.Image) -> Image.Image:
         return im.quantize(palette=palette, dither=Image.Dither.NONE)

@@ -61,10 +61,11 @@ async def moves(k: Kernel, game_id: int) -> list[MoveRow]:
 
 
 async def games_for_user(k: Kernel, user_id: int, active_only: bool = True,
-                         limit: int = 25) -> list[GameInfo]:
-    """Games this person plays (most recently changed first)."""
+                         limit: int = 25, *, fresh: bool = False) -> list[GameInfo]:
+    """Games this person plays (most recently changed first); ``fresh``: each as stored now,
+    not as this process last saw it."""
     ids = await k.store.game_ids(user_id=user_id, active_only=active_only, limit=limit)
-    return [(await k.load(i)).info() for i in ids]
+    return [(await (k.current(i) if fresh else k.load(i))).info() for i in ids]
 
 
 async def game_for_thread(k: Kernel, thread_id: int) -> GameInfo | None:

@@ -197,8 +197,8 @@ async def player_page(k: Kernel, signer: Signer, tr: Text, guild_id: int,
     if not await site.enabled(k, guild_id) or await site.name_hidden(k, user_id):
         return None
     # As stored now (a copy this process cached may be behind another process's moves).
-    mine = [await queries.game(k, g.id, fresh=True)
-            for g in await queries.games_for_user(k, user_id, active_only=False, limit=40)
+    mine = [g for g in await queries.games_for_user(k, user_id, active_only=False, limit=40,
+                                                    fresh=True)
             if g.guild_id == guild_id]
     mine = [g for g in mine if g.status.started or g.status is GameStatus.OVER]
     if not mine:

@@ -313,3 +313,24 @@ async def test_a_read_refused_by_a_copy_another_process_moved_on_is_read_again(
     assert isinstance(move, PlaceTile) and move.hand is not None
     events = await turns.preview(here.kernel, g.id, user, g.ply, move.hand, move.cell)
     assert events  # here's copy still had the first player to move
+
+
+async def test_a_fresh_read_is_the_stored_game_and_decodes_only_what_moved(
+        two_processes: tuple[Manager, Manager]) -> None:
+    """``queries.game(fresh=True)`` (what the site reads ~100 times a second): the game as
+    stored now, from this process's copy while the stored version is still that copy's, read
+    and decoded again once another process moved it on."""
+    here, there = two_processes
+    g = await new_game(here, people=(BOB,), setup="beginner")
+    copy = await here.kernel.load(g.id)
+    assert await here.kernel.current(g.id) is copy  # unchanged: nothing read but the version
+    assert (await queries.game(here.kernel, g.id, fresh=True)).version == copy.version
+    assert g.current_user_id is not None
+    moved = await step(there, g, g.current_user_id)
+    fresh = await queries.game(here.kernel, g.id, fresh=True)
+    assert fresh.version == moved.version > copy.version
+    assert fresh.ply == moved.ply and fresh.current_user_id == moved.current_user_id
+    # A version already read (with a list of games) is taken as it is: no second read.
+    again = await here.kernel.load(g.id)
+    assert await here.kernel.current(g.id, again.version) is again
+    assert (await here.kernel.current(g.id, again.version - 1)).version == again.version

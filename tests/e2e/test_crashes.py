@@ -251,9 +251,15 @@ async def test_sigterm_lets_a_click_in_flight_finish_and_exits_cleanly(
                   if c.custom_id and CELL_SELECT.fullmatch(c.custom_id))
     cell = next(o.value for c in panel.walk_components() if c.custom_id == select
                 for o in c.options)
+    # SIGTERM while the click is being answered: its answer is held at the stand-in until
+    # the signal was sent (sent right after the click, it could reach the bot first).
+    held = env.hold_next("/interactions/*/*/callback", method="POST")
     pick = await env.select("alice", panel, select, [cell])
-    bot.terminate()  # while the click is being answered
+    await asyncio.wait_for(held.reached.wait(), 30)
+    bot.terminate()
     started = time.monotonic()
+    await asyncio.sleep(0.5)  # the bot is shutting down while its answer waits
+    held.release.set()
     code = await bot.wait(30)
     took = time.monotonic() - started
     assert code == 0, bot.log()[-3000:]

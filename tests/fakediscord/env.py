@@ -35,7 +35,7 @@ from .actors import ActorError, ChannelRef, UserActions, UserRef
 from .gateway import GatewayConnection, GatewaySession
 from .ratelimits import RateLimits
 from .remote import environ as remote_environ
-from .server import FakeDiscordServer, InjectedFailure
+from .server import FakeDiscordServer, HeldRequest, InjectedFailure
 from .state import (
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
     JSON,
@@ -673,6 +673,14 @@ class DiscordEnv(UserActions):
         return remote_environ(self.server.api_base, self.server.gateway_url, self.state.token)
 
     # -- failures and time -----------------------------------------------------------------------
+    def hold_next(self, path: str | None = None, *, method: str | None = None) -> HeldRequest:
+        """Hold the next request matching ``method`` and the glob ``path`` (relative to
+        ``/api/v10``) on arrival until the returned hold's ``release`` is set; its ``reached``
+        is set when it arrives."""
+        hold = HeldRequest(method=method, path=path)
+        self.server.holds.append(hold)
+        return hold
+
     def fail_next(
         self,
         status: int,

@@ -16,7 +16,7 @@ import asyncio
 import fnmatch
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from aiohttp import web
@@ -172,6 +172,24 @@ class InjectedFailure:
         return json_response({"code": self.code, "message": message}, self.status)
 
 
+@dataclass
+class HeldRequest:
+    """The next request matching ``method`` and ``path`` is held on arrival (``reached`` set)
+    until ``release`` is set, then handled as usual: a test can act while a client waits on a
+    call it made (a click being answered), knowing the call was made."""
+
+    method: str | None = None
+    path: str | None = None
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    taken: bool = False
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.method is not None and self.method.upper() != method.upper():
+            return False
+        return self.path is None or fnmatch.fnmatchcase(path, self.path)
+
+
 class FakeDiscordServer:
     """The REST + gateway server bound to a :class:`FakeDiscordState`."""
 
@@ -179,6 +197,7 @@ class FakeDiscordServer:
         self.state = state
         self.port = 0
         self.failures: list[InjectedFailure] = []
+        self.holds: list[HeldRequest] = []
         self.gateway = FakeGateway(state)
         self._runner: web.AppRunner | None = None
 
@@ -291,6 +310,12 @@ class FakeDiscordServer:
             at=state.clock(),
         )
         state.requests.append(record)
+        for hold in self.holds:
+            if not hold.taken and hold.matches(request.method, rel):
+                hold.taken = True
+                hold.reached.set()
+                await hold.release.wait()
+                break
         failure = self._take_failure(request.method, rel)
         verdict: Verdict | None = None
         if failure is None and state.rate_limits is not None and self._authorized(request, rel):

@@ -120,6 +120,8 @@ def _clear_render_caches() -> None:
 @contextmanager
 def recording() -> Iterator[list[TextMark | IconMark]]:
     """Every text drawn inside the block (caches emptied before and after)."""
+    from render.palette import game_palette
+
     marks: list[TextMark | IconMark] = []
     original = ImageDraw.ImageDraw.text
 
@@ -151,6 +153,9 @@ def recording() -> Iterator[list[TextMark | IconMark]]:
         return make
 
     _clear_render_caches()
+    # The game pictures' palette is drawn from sample games once per process: its text is
+    # not the picture's (made again here, after the caches were emptied).
+    game_palette()
     ImageDraw.ImageDraw.text = text  # type: ignore[method-assign]
     for name in MARKS:
         setattr(sprites, name, watched(name))

@@ -220,6 +220,6 @@ def test_replay_keeps_the_table_colours_in_every_frame(four):
 def test_magenta_survives_the_palette():
     """The colour of issue #22: a magenta tile (the catalogue's 209,64,134 family) keeps its
     fabric exactly in the replay palette."""
-    from render.replay import fixed_colors
+    from render.palette import fixed_colors
     magenta = CATALOG.color_ids.index("magenta")
     assert tile_palette()[magenta][0] in fixed_colors()

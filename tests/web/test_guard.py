@@ -61,6 +61,22 @@ async def test_a_picture_is_drawn_once_and_then_answered_304(world: World) -> No
     assert fr.status == 200 and fr.headers["ETag"] != tag and pictures.drawn == 2
 
 
+async def test_without_a_picture_cache_every_picture_is_drawn_again(world: World) -> None:
+    """``CALICO_WEB_PICTURE_CACHE_MB=0``: nothing kept, so a picture asked twice (by browsers
+    that have not got it) is drawn twice; the default keeps it."""
+    path = world.path(links.GAME, world.finished.id) + "/3.png"
+    for cache_mb, drawn in ((0, 2), (1, 1)):
+        app = make_app(world.m.kernel, SECRET, rate_per_minute=100, picture_cache_mb=cache_mb)
+        client = TestClient(TestServer(app))
+        await client.start_server()
+        try:
+            bodies = [await (await client.get(path)).read() for _ in range(2)]
+            assert bodies[0] == bodies[1] and bodies[0].startswith(b"\x89PNG")
+            assert app[SITE_KEY].pictures.drawn == drawn, cache_mb
+        finally:
+            await client.close()
+
+
 async def test_too_many_requests_from_one_address_get_429(world: World) -> None:
     client = TestClient(TestServer(make_app(world.m.kernel, SECRET, rate_per_minute=3)))
     await client.start_server()
