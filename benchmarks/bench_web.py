@@ -64,6 +64,7 @@ class Visitors:
         self.times: list[float] = []
         self.statuses: dict[str, int] = {}
         self.skipped = 0  # not sent: too many in flight already
+        self.cpu = 0.0  # seconds of CPU their own process used (when in one)
         self.games: list[tuple[str, int]] = []  # (path, last step)
         self.players: list[str] = []
         self.rng = random.Random(1)
@@ -136,6 +137,7 @@ async def visitors_process(v: Visitors, secret: str, guild: int,
 async def collect(child: asyncio.subprocess.Process, v: Visitors) -> None:
     """Stop the visitors (their standard input closed) and read what they saw."""
     assert child.stdin is not None
+    v.cpu = cpu_seconds(child.pid)  # what the browsers' stand-in cost the machine
     child.stdin.close()
     out, _ = await child.communicate()
     seen = json.loads(out.decode().strip().splitlines()[-1])
@@ -266,7 +268,8 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
           f"{v.skipped} not sent (64 in flight already), statuses {v.statuses}; their latency "
           f"{span} ms; {len(v.games)} games found on the server page; the site's processes "
           f"used {with_['site_cpu']:.1f} s of CPU "
-          f"({with_['site_cpu'] * 1000 / max(1, len(v.times)):.2f} ms a view)")
+          f"({with_['site_cpu'] * 1000 / max(1, len(v.times)):.2f} ms a view), the visitors' "
+          f"process {v.cpu:.1f} s")
 
 
 async def main_async(args: argparse.Namespace) -> None:
