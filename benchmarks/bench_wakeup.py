@@ -4,7 +4,8 @@ priority (issue #32: why the web site at ``nice`` 19 still costs the players' cl
 Two processes at the normal priority pass a byte back and forth over a socket pair (each round
 trip is two wake-ups, as each hop of a click is: the fake Discord, the bot, its database
 thread), 3 ms apart; meanwhile ``--burners`` processes (one per CPU by default) work in bursts
-of ``--burst`` ms with 1 ms pauses, as a web site drawing pictures does, at each of the
+of ``--burst`` ms with 1 ms pauses, as a web site drawing pictures does (``--pin``: all of
+them on one CPU, as the site's processes are now), at each of the
 priorities asked: none (no burners), nice 0, nice 19, Linux's idle class, and nice 19 with the
 shortest time slice the kernel allows (``sched_setattr``'s runtime, Linux 6.12 and later).
 Prints the round trip's p50 / p99 / p99.9 / max per priority.
@@ -42,7 +43,9 @@ def short_slice(nice: int, slice_ns: int = 100_000) -> None:
         raise OSError(ctypes.get_errno(), "sched_setattr")
 
 
-def burner(mode: str, burst: float) -> None:
+def burner(mode: str, burst: float, pin: bool) -> None:
+    if pin:  # every burner on the last CPU, as the site's processes are (bot.web.process)
+        os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     if mode == "nice19":
         os.nice(19)
     elif mode == "idle":
@@ -61,9 +64,10 @@ def echo(s: socket.socket) -> None:
         s.send(data)
 
 
-def round_trips(mode: str, burners: int, burst: float, seconds: float) -> list[float]:
+def round_trips(mode: str, burners: int, burst: float, seconds: float,
+                pin: bool = False) -> list[float]:
     procs = [] if mode == "none" else [
-        multiprocessing.Process(target=burner, args=(mode, burst), daemon=True)
+        multiprocessing.Process(target=burner, args=(mode, burst, pin), daemon=True)
         for _ in range(burners)]
     a, b = socket.socketpair()
     echoer = multiprocessing.Process(target=echo, args=(b,), daemon=True)
@@ -94,6 +98,8 @@ def main() -> None:
     parser.add_argument("--burst", type=float, default=5.0, help="ms of work between pauses")
     parser.add_argument("--seconds", type=float, default=8.0, help="per priority")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--pin", action="store_true",
+                        help="the burners all on one CPU (the last), the others free")
     args = parser.parse_args()
     print_machine()
     print(f"kernel preemption: {Path('/sys/kernel/debug/sched/preempt').read_text().strip()}"
@@ -102,7 +108,7 @@ def main() -> None:
     rows = []
     for mode in args.modes.split(","):
         try:
-            xs = round_trips(mode, args.burners, args.burst / 1000, args.seconds)
+            xs = round_trips(mode, args.burners, args.burst / 1000, args.seconds, args.pin)
         except OSError as e:
             rows.append([mode, "-", f"not allowed here: {e}", "", "", ""])
             continue

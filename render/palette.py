@@ -5,10 +5,10 @@ pictures), :func:`palette_of` (those, then the shades of some pictures), and
 Why one palette for the game pictures: choosing a palette for each picture (Pillow's fast
 octree) was a third of a two-player table's cost (5 of 14 ms, with 4.5 to draw and 4 to
 encode); mapping onto a palette chosen once is about a quarter of that, with the same error
-(mean 0.87/255 against 0.85 on 33 tables of games it was not made from; worst pixel 52 against
+(mean 0.87/255 against 0.85 on tables of six games it was not made from; worst pixel 52 against
 51). The site draws a picture for each step of each game it is asked for, the bot one for each
-move it posts, so this is most of the saving. It is made once per process (about half a second)
-from seeded sample games, so it is the same in every process and for every picture.
+move it posts, so this is most of the saving. It is made once per process (under a second) from
+seeded sample games, so it is the same in every process and for every picture.
 """
 
 from __future__ import annotations

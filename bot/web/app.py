@@ -257,6 +257,11 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
     when standard input closes (the bot stopped or died)."""
     from bot.core.manager import Manager
 
+    if parent:
+        # Before the database's thread starts: it keeps the priority and the CPUs it starts
+        # with. Page views wait behind the players' clicks (its pictures' worker too,
+        # bot.web.pictures).
+        lower_priority()
     manager = await Manager.open(db_path, exclusive=False)
     try:
         server = await start_site(manager.kernel, secret, port=port, host=host,
@@ -269,9 +274,6 @@ async def serve(db_path: str, secret: str, *, port: int, host: str = "127.0.0.1"
                 loop.add_signal_handler(sig, stop.set)
         watch = None
         if parent:
-            # Page views wait for CPU behind the players' clicks (its pictures' worker too,
-            # bot.web.pictures).
-            lower_priority()
             print(READY + server.url, flush=True)
             watch = asyncio.create_task(_until_closed(sys.stdin, stop))
         try:

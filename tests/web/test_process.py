@@ -70,9 +70,16 @@ async def test_the_bot_serves_its_site_from_a_child_below_its_priority(
         url = served.url + links.Signer(SECRET).path(links.GAME, g.id)
         status, page = await get(url)
         assert status == 200 and ">alice</a>" in page  # what the bot stored, shown there
-        # Behind every click: the lowest priority there is.
-        assert os.getpriority(os.PRIO_PROCESS, first) == 19
+        # Behind every click: the lowest priority there is, in every thread of the child (the
+        # database's too), and never on every CPU at once.
+        threads = [int(t) for t in os.listdir(f"/proc/{first}/task")]
+        assert len(threads) > 1
+        assert {os.getpriority(os.PRIO_PROCESS, t) for t in threads} == {19}
         assert os.getpriority(os.PRIO_PROCESS, 0) < 19
+        mine = os.sched_getaffinity(0)
+        if len(mine) > 1:
+            cpus = {frozenset(os.sched_getaffinity(t)) for t in threads}
+            assert len(cpus) == 1 and set(next(iter(cpus))) < mine, cpus
         with open(f"/proc/{first}/environ", "rb") as f:
             environ = f.read()
         # Not inherited, and set empty so that the .env file's cannot be read either.
