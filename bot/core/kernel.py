@@ -200,12 +200,9 @@ class Kernel:
         return g
 
     async def current(self, game_id: int, version: int | None = None) -> LiveGame:
-        """The game as stored now: the cached copy when the stored version is still its own
-        (every write of a game or its seats bumps the version), else :meth:`reload`. Asking
-        for a version is a far smaller read than the game: a page view of a game that has not
-        moved decodes nothing (on the site, read about 100 times a second, decoding was most
-        of a server page's CPU). ``version``: the stored version, when just read with a list
-        of games."""
+        """The game as stored now: the cached copy while the stored ``version`` (read here
+        unless given) is its own (every write of a game or its seats bumps it), else
+        :meth:`reload`. The site's pages decode only games that moved."""
         g = self.games.get(game_id)
         if g is not None:
             stored = version if version is not None else await self.store.game_version(game_id)
