@@ -201,13 +201,11 @@ class Kernel:
 
     async def current(self, game_id: int, version: int | None = None) -> LiveGame:
         """The game as stored now: the cached copy while the stored ``version`` (read here
-        unless given) is its own (every write of a game or its seats bumps it), else
-        :meth:`reload`. The site's pages decode only games that moved."""
+        unless given; every write bumps it) is its own, else :meth:`reload`."""
         g = self.games.get(game_id)
-        if g is not None:
-            stored = version if version is not None else await self.store.game_version(game_id)
-            if stored == g.version:
-                return g
+        if g is not None and g.version == (version if version is not None
+                                           else await self.store.game_version(game_id)):
+            return g
         return await self.reload(game_id)
 
     async def get_game(self, game_id: int, *, fresh: bool = False) -> GameInfo:
