@@ -11,7 +11,7 @@ from PIL import Image, ImageChops, ImageStat
 from engine.config import GameOptions
 from engine.views import public_view
 from render import render_scoresheet, render_table
-from render.encode import quantize
+from render.encode import quantize, to_png
 from render.palette import fixed_colors, game_palette
 from render.samples import play_until
 from render.table import draw_table
@@ -48,3 +48,11 @@ def test_tables_and_score_sheets_are_written_with_it() -> None:
     for png in (render_table(view, ["Ann", "Bob"]), render_scoresheet(view, ["Ann", "Bob"])):
         got = Image.open(BytesIO(png))
         assert got.mode == "P" and (got.getpalette() or [])[:3 * 200] == want
+
+
+def test_a_picture_with_transparency_is_flattened_onto_the_palette_too() -> None:
+    view = public_view(play_until(GameOptions(players=2), 21, 20, own_chooser=True))
+    img = draw_table(view, ["Ann", "Bob"])
+    rgba = Image.open(BytesIO(to_png(img.convert("RGBA"), game_palette())))
+    rgb = Image.open(BytesIO(to_png(img, game_palette())))
+    assert rgba.mode == rgb.mode == "P" and rgba.tobytes() == rgb.tobytes()
