@@ -52,9 +52,7 @@ class Kind(Visitors):
             return server
         if self.kind == "player" and self.players:
             return self.rng.choice(self.players)
-        path, last = self.rng.choice(self.games)
-        step = self.rng.randint(0, max(0, last))
-        return f"{path}/{step}.png" if self.kind == "picture" else f"{path}?step={step}"
+        return self.game_view(picture=self.kind == "picture")
 
 
 async def build(m: Any, games: int, rng: random.Random) -> list[Any]:

@@ -93,9 +93,13 @@ class Visitors:
         roll = self.rng.random()
         if roll < 0.1 and self.players:
             return self.rng.choice(self.players)
+        return self.game_view(picture=roll < 0.45)
+
+    def game_view(self, *, picture: bool) -> str:
+        """A game found so far at a random step it has reached: its page or its picture."""
         path, last = self.rng.choice(self.games)
         step = self.rng.randint(0, max(0, last))
-        return f"{path}/{step}.png" if roll < 0.45 else f"{path}?step={step}"
+        return f"{path}/{step}.png" if picture else f"{path}?step={step}"
 
     async def view(self, http: aiohttp.ClientSession, path: str, server: str) -> None:
         async with self.gate:

@@ -26,9 +26,13 @@ BIG_COLORS = 128
 BIG_COMPRESS_LEVEL = 5
 
 
-def quantize(img: Image.Image, colors: int = PALETTE_COLORS) -> Image.Image:
-    """``img`` reduced to an adaptive palette of ``colors``, without dithering."""
+def quantize(img: Image.Image, colors: int = PALETTE_COLORS,
+             palette: Image.Image | None = None) -> Image.Image:
+    """``img`` reduced to an adaptive palette of ``colors``, or mapped onto ``palette`` (a
+    palette image), without dithering."""
     rgb = img.convert("RGB") if img.mode != "RGB" else img
+    if palette is not None:
+        return rgb.quantize(palette=palette, dither=Image.Dither.NONE)
     return rgb.quantize(colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
 
 
@@ -39,11 +43,7 @@ def to_png(img: Image.Image, palette: Image.Image | None = None) -> bytes:
     picture, which costs more than drawing it; a big picture still gets its own smaller one."""
     buf = BytesIO()
     big = img.width * img.height > BIG_PIXELS
-    if palette is not None and not big:
-        rgb = img.convert("RGB") if img.mode != "RGB" else img
-        mapped = rgb.quantize(palette=palette, dither=Image.Dither.NONE)
-    else:
-        mapped = quantize(img, BIG_COLORS if big else PALETTE_COLORS)
-    mapped.save(buf, format="PNG", optimize=False,
-                compress_level=BIG_COMPRESS_LEVEL if big else COMPRESS_LEVEL)
+    quantize(img, BIG_COLORS if big else PALETTE_COLORS, None if big else palette).save(
+        buf, format="PNG", optimize=False,
+        compress_level=BIG_COMPRESS_LEVEL if big else COMPRESS_LEVEL)
     return buf.getvalue()
