@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
+import contextlib
 import json
 import os
 import random
@@ -61,6 +63,8 @@ class Visitors:
         self.base, self.signer, self.rate = base, signer, rate
         self.gate = asyncio.Semaphore(inflight)
         self.stop = asyncio.Event()
+        self.on = asyncio.Event()  # cleared: no new views until set again (--interleave)
+        self.on.set()
         self.times: list[float] = []
         self.statuses: dict[str, int] = {}
         self.skipped = 0  # not sent: too many in flight already
@@ -76,6 +80,10 @@ class Visitors:
             t0 = time.monotonic()
             n = 0
             while not self.stop.is_set():
+                if not self.on.is_set():  # paused: the views in flight finish, no new ones
+                    await self.resumed()
+                    t0, n = time.monotonic(), 0
+                    continue
                 n += 1
                 await asyncio.sleep(max(0.0, t0 + n / self.rate - time.monotonic()))
                 if self.gate.locked():
@@ -86,6 +94,15 @@ class Visitors:
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def resumed(self) -> None:
+        """Until the views are turned on again, or stopped."""
+        waits = [asyncio.ensure_future(e.wait()) for e in (self.on, self.stop)]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     def pick(self, server: str, n: int) -> str:
         if n % 20 == 1 or not self.games:
@@ -126,16 +143,23 @@ class Visitors:
                 self.games = [(g, int(found[1]) if g == game else s) for g, s in self.games]
 
 
-async def visitors_process(v: Visitors, secret: str, guild: int,
-                           niceness: int = 0) -> asyncio.subprocess.Process:
+async def visitors_process(v: Visitors, secret: str, guild: int, niceness: int = 0,
+                           paused: bool = False) -> asyncio.subprocess.Process:
     """The visitors in a process of their own, as browsers are: on the fake Discord's event
     loop their requests delayed the very clock that times the players' clicks. ``niceness``
     (``--visitors-nice``): their own CPU put behind everyone else's, as browsers on other
-    machines would be; 0, the default, counts it against the bot like any other load."""
+    machines would be; 0, the default, counts it against the bot like any other load.
+    ``paused``: no views until :func:`switch` turns them on."""
     return await asyncio.create_subprocess_exec(
         "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base, secret,
-        str(guild), str(v.rate),
+        str(guild), str(v.rate), *(["--visit-paused"] if paused else []),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+
+def switch(child: asyncio.subprocess.Process, on: bool) -> None:
+    """Turn the visitors' views on or off (a line on their standard input)."""
+    assert child.stdin is not None
+    child.stdin.write(b"on\n" if on else b"off\n")
 
 
 async def collect(child: asyncio.subprocess.Process, v: Visitors) -> None:
@@ -149,14 +173,21 @@ async def collect(child: asyncio.subprocess.Process, v: Visitors) -> None:
     v.games = [(g, 0) for g in seen["games"]]
 
 
-async def visit(base: str, secret: str, guild: int, rate: float) -> None:
-    """``--visit``: page views until standard input closes, then one line of JSON."""
+async def visit(base: str, secret: str, guild: int, rate: float, paused: bool) -> None:
+    """``--visit``: page views until standard input closes (a line ``off`` pauses them, ``on``
+    resumes them), then one line of JSON."""
     v = Visitors(base, links.Signer(secret), rate)
+    if paused:
+        v.on.clear()
     reader = asyncio.StreamReader()
     await asyncio.get_running_loop().connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     task = asyncio.create_task(v.run(guild))
-    await reader.read()
+    while line := await reader.readline():
+        if line.strip() == b"on":
+            v.on.set()
+        elif line.strip() == b"off":
+            v.on.clear()
     v.stop.set()
     await task
     print(json.dumps({"times": v.times, "statuses": v.statuses, "skipped": v.skipped,
@@ -179,6 +210,47 @@ def steady_clicks(p: Any, warmup: float) -> list[float]:
             and s.kind in CLICKS and (t := soak.first_response(s.ix)) is not None]
 
 
+def steady_timed(p: Any, warmup: float) -> list[tuple[float, float]]:
+    """Every click of the steady state: when it was made (the fake Discord's clock, which is
+    ``time.monotonic()`` in a soak) and its first response (seconds)."""
+    begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
+    return [(s.ix.dispatched_at, t) for s in p.sent
+            if s.ix.dispatched_at - begin >= warmup and not s.refused
+            and s.kind in CLICKS and (t := soak.first_response(s.ix)) is not None]
+
+
+# --interleave: the windows' order, off and on, repeated; each kind comes as often first as
+# second, so a drift of the machine's speed over the run weighs on both alike.
+ORDER = (False, True, True, False)
+
+
+async def toggle(child: asyncio.subprocess.Process, every: float,
+                 windows: list[tuple[float, bool]], aa: bool) -> None:
+    """Switch the views off and on in :data:`ORDER` every ``every`` seconds, noting when each
+    window began and whether it was one with views (with ``aa`` they stay off in both)."""
+    k = 0
+    while True:
+        views = ORDER[k % len(ORDER)]
+        windows.append((time.monotonic(), views))
+        switch(child, views and not aa)
+        k += 1
+        await asyncio.sleep(every)
+
+
+def split(timed: list[tuple[float, float]], windows: list[tuple[float, bool]],
+          settle: float) -> dict[bool, list[float]]:
+    """Clicks' first responses by the window they were made in (True: with views), except
+    those made in the first ``settle`` seconds after a switch (views still finishing, or
+    starting)."""
+    starts = [at for at, _ in windows]
+    out: dict[bool, list[float]] = {False: [], True: []}
+    for at, took in timed:
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and at - starts[i] >= settle:
+            out[windows[i][1]].append(took)
+    return out
+
+
 def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
     """p99 (ms) over every click of the steady state: first response, answer."""
     begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
@@ -192,11 +264,12 @@ def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
     return p99(first), p99(answer)
 
 
-async def one_run(args: argparse.Namespace, rate: float,
-                  where: str = "apart") -> dict[str, Any]:
+async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
+                  windows: list[tuple[float, bool]] | None = None) -> dict[str, Any]:
     """One soak; with ``rate`` > 0 visitors ask the bot's site for pages. ``where``: the bot's
     ``CALICO_WEB_PROCESS`` (``apart``: the child process it starts, the default; ``inline``:
-    its own event loop)."""
+    its own event loop). With ``windows`` (``--interleave``): the views switched on and off
+    (:func:`toggle`), each window's start noted there."""
     soak_args = namespace(args.games, args.minutes)
     secret = secrets.token_urlsafe(24)
     port = free_port()
@@ -218,10 +291,16 @@ async def one_run(args: argparse.Namespace, rate: float,
             inter = await p.env.slash("owner", "calico", "admin", options={"web_pages": "on"})
             await inter.wait_response()
             child = await visitors_process(visitors, secret, p.env.guild.id,
-                                           args.visitors_nice)
+                                           args.visitors_nice, paused=windows is not None)
+        toggling = None if child is None or windows is None else asyncio.create_task(
+            toggle(child, args.interleave, windows, args.aa))
         try:
             result = await original(a, p, stop, watching)
         finally:
+            if toggling is not None:
+                toggling.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await toggling
             # The site's CPU over the run (its child process started with the bot, and its
             # pictures' worker), read before the bot stops it.
             overall["site_cpu"] = sum(cpu_seconds(pid) for pid in pids_running(SITE))
@@ -229,6 +308,7 @@ async def one_run(args: argparse.Namespace, rate: float,
                 await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
         overall["clicks"] = steady_clicks(p, a.warmup)
+        overall["timed"] = steady_timed(p, a.warmup)
         return result
 
     soak.players_at_work = players_at_work  # type: ignore[assignment]
@@ -241,6 +321,7 @@ async def one_run(args: argparse.Namespace, rate: float,
             os.environ.pop(name, None)
     result["overall_p99"] = overall.get("p99")
     result["clicks"] = overall.get("clicks", [])
+    result["timed"] = overall.get("timed", [])
     result["visitors"] = visitors
     result["site_cpu"] = overall.get("site_cpu", 0.0)
     return result
@@ -276,7 +357,48 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
           f"process {v.cpu:.1f} s")
 
 
+def views_line(v: Visitors, site_cpu: float) -> str:
+    return (f"page views: {len(v.times)} served, {v.skipped} not sent (64 in flight already), "
+            f"statuses {v.statuses}; their latency {soak.spread(v.times)} ms; the site's "
+            f"processes used {site_cpu:.1f} s of CPU "
+            f"({site_cpu * 1000 / max(1, len(v.times)):.2f} ms a view), the visitors' process "
+            f"{v.cpu:.1f} s")
+
+
+def p99_line(parts: dict[bool, list[float]]) -> str:
+    def p(xs: list[float], q: float) -> str:
+        return f"{pct(xs, q) * 1000:.1f}" if xs else "-"
+    off, on = parts[False], parts[True]
+    change = (f" ({(pct(on, 0.99) / pct(off, 0.99) - 1) * 100:+.0f} %)"
+              if off and on else "")
+    return (f"click first response p99 without views {p(off, 0.99)} ms ({len(off)} clicks), "
+            f"with {p(on, 0.99)} ms ({len(on)} clicks){change}; p50 {p(off, 0.5)} / "
+            f"{p(on, 0.5)} ms")
+
+
+async def interleaved(args: argparse.Namespace) -> None:
+    """``--interleave``: each pair one soak, the views switched on and off in windows."""
+    pooled: dict[bool, list[float]] = {False: [], True: []}
+    what = "never on (A/A)" if args.aa else f"at {args.rate:g}/s"
+    for n in range(1, args.pairs + 1):
+        print(f"soak with the site on, views {what} in windows of {args.interleave:g} s "
+              f"(off, on, on, off, ...; {args.settle:g} s after each switch not counted): "
+              f"{args.games} games, {args.minutes:g} min (pair {n})", flush=True)
+        windows: list[tuple[float, bool]] = []
+        result = await one_run(args, args.rate, "apart", windows)
+        parts = split(result["timed"], windows, args.settle)
+        for views in (False, True):
+            pooled[views] += parts[views]
+        print(f"\n== pair {n}: {len(windows)} windows; {p99_line(parts)}")
+        print(views_line(result["visitors"], result["site_cpu"]))
+    if args.pairs > 1:
+        print(f"\n== every pair pooled: {p99_line(pooled)}")
+
+
 async def main_async(args: argparse.Namespace) -> None:
+    if args.interleave:
+        await interleaved(args)
+        return
     runs = [r for r in args.runs.split(",") if r]
     pooled: dict[str, list[float]] = {"without": [], **{w: [] for w in runs}}
     for n in range(1, args.pairs + 1):
@@ -314,12 +436,22 @@ def main() -> None:
                         help="the runs with page views after the one without: inline, apart")
     parser.add_argument("--visitors-nice", type=int, default=0,
                         help="the visitors' process's niceness (0: as the bot's)")
+    parser.add_argument("--interleave", type=float, default=0.0, metavar="SECONDS",
+                        help="instead of separate runs: one soak per pair with the site on "
+                             "and the views switched on and off every SECONDS (off, on, on, "
+                             "off, ...), each click counted in the window it was made in")
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="with --interleave: seconds after each switch not counted")
+    parser.add_argument("--aa", action="store_true",
+                        help="with --interleave: never switch the views on (both windows "
+                             "without them: the method's own noise)")
     parser.add_argument("--visit", nargs=4, metavar=("BASE", "SECRET", "GUILD", "RATE"),
                         help=argparse.SUPPRESS)  # the visitors' own process
+    parser.add_argument("--visit-paused", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.visit:
         base, secret, guild, rate = args.visit
-        asyncio.run(visit(base, secret, int(guild), float(rate)))
+        asyncio.run(visit(base, secret, int(guild), float(rate), args.visit_paused))
         return
     print_machine()
     print(f"commit {soak.commit()}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -108,12 +109,38 @@ def cat_card(cat: CatRule, width: int) -> Image.Image:
     return img
 
 
-def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
+def cat_row(cats: tuple[CatRule, ...], width: int) -> Image.Image:
+    """A game's three cards side by side on a transparent strip as wide as the table (each
+    card copied as it is: they do not overlap, so pasting the strip is pasting each card)."""
     card_w = (width - 2 * MARGIN - 2 * GAP) // 3
-    for i, cat in enumerate(config.cats):
-        card = cat_card(cat, card_w)
-        x = MARGIN + i * (card_w + GAP)
-        img.paste(card, (x, round(top)), card)
+    row = Image.new("RGBA", (width, CARD_H + 8), (0, 0, 0, 0))
+    for i, cat in enumerate(cats):
+        row.paste(cat_card(cat, card_w), (MARGIN + i * (card_w + GAP), 0))
+    return row
+
+
+# A game's cards never change, and a third of a two-player table's drawing is its cards, but
+# the bot draws the tables of many games in turn (a row is 630 KB at 960 px): by default
+# nothing is kept. A process that draws many steps of the same few games (the web site's
+# pictures' worker) keeps the last few rows (keep_cat_rows).
+_row = cat_row
+
+
+def keep_cat_rows(rows: int) -> None:
+    """Keep the cards of the last ``rows`` games drawn (0: none) in this process."""
+    global _row
+    _row = functools.lru_cache(maxsize=rows)(cat_row) if rows > 0 else cat_row
+
+
+def cat_rows_kept() -> int:
+    """How many games' cards this process holds drawn."""
+    info = getattr(_row, "cache_info", None)
+    return info().currsize if info is not None else 0
+
+
+def draw_cats(img: Image.Image, config: GameConfig, top: float, width: int) -> float:
+    row = _row(config.cats, width)
+    img.paste(row, (0, round(top)), row)
     return top + CARD_H
 
 

@@ -19,10 +19,12 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import render
+import render.table
 from bot.web.cache import Lru
 from bot.web.process import lower_priority
 from bot.words.catalogue import Text
 from engine.views import PublicView
+from render.palette import game_palette
 
 RENDER_VERSION = "1"  # bump when the pictures change, so browsers fetch them again
 R = TypeVar("R")
@@ -38,6 +40,15 @@ def labels(tr: Text) -> dict[str, str]:
 
 
 CACHE_MB = 128  # CALICO_WEB_PICTURE_CACHE_MB: about a thousand two-player tables
+
+
+CAT_ROWS = 32  # games whose cards the worker keeps drawn: each step of a game shows them
+
+
+def _start_worker() -> None:
+    lower_priority()  # page views wait behind the players' clicks
+    game_palette()  # drawn from sample games, whose cards need not be kept
+    render.table.keep_cat_rows(CAT_ROWS)  # visitors step through the same games
 
 
 class Pictures:
@@ -59,7 +70,7 @@ class Pictures:
         # could copy a lock held by one of them.
         return concurrent.futures.ProcessPoolExecutor(
             self._processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=lower_priority)  # page views wait behind the players' clicks
+            initializer=_start_worker)
 
     async def _draw(self, draw: Callable[[], R]) -> R:
         pool = self._pool
@@ -96,7 +107,11 @@ class Pictures:
 
     async def worker(self) -> int:
         """The process id of a worker drawing the pictures (not the bot's own)."""
-        return await self._draw(os.getpid)
+        return await self.in_worker(os.getpid)
+
+    async def in_worker(self, func: Callable[[], R]) -> R:
+        """``func()`` called in a worker drawing the pictures (what it holds, what it runs as)."""
+        return await self._draw(func)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

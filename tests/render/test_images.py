@@ -279,3 +279,22 @@ def test_cat_cards_are_whole(players: int) -> None:
         beyond = card.getchannel("A").crop((width + 1, 0, card.width, CARD_H))
         most = beyond.getextrema()[1]
         assert isinstance(most, int) and most <= 60, (cat.id, most)
+
+
+def test_a_table_drawn_with_its_cards_kept_is_the_same_picture(two_mid: GameState) -> None:
+    """The web site's pictures' worker keeps a game's cards drawn between its steps; the
+    table it draws must be the one drawn from scratch, pixel for pixel."""
+    from render import table
+
+    pub = public_view(two_mid)
+    fresh = table.draw_table(pub, ["Ann", "Bo"])
+    try:
+        table.keep_cat_rows(2)
+        first = table.draw_table(pub, ["Ann", "Bo"])
+        again = table.draw_table(pub, ["Ann", "Bo"])
+        assert table.cat_rows_kept() == 1
+        assert ImageChops.difference(fresh, first).getbbox() is None
+        assert ImageChops.difference(fresh, again).getbbox() is None
+    finally:
+        table.keep_cat_rows(0)
+    assert table.cat_rows_kept() == 0

@@ -12,6 +12,7 @@ import signal
 
 from aiohttp.test_utils import TestClient, TestServer
 
+import render.table
 from bot.core.site import service as site
 from bot.web import links
 from bot.web.app import SITE_KEY, make_app
@@ -175,6 +176,17 @@ async def test_pictures_are_drawn_in_another_process_once_for_a_burst(world: Wor
     assert worker != os.getpid()
     # It draws behind the bot's process: the lowest priority there is.
     assert os.getpriority(os.PRIO_PROCESS, worker) == 19
+
+
+async def test_the_picture_worker_keeps_a_game_s_cards_drawn_between_its_steps(
+        world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id)
+    for step in (3, 4, 5):
+        assert (await world.client.get(f"{path}/{step}.png")).status == 200
+    assert pictures.drawn == 3
+    # Three tables of one game, its three cards drawn once and kept for its other steps.
+    assert await pictures.in_worker(render.table.cat_rows_kept) == 1
 
 
 async def test_a_picture_worker_killed_is_replaced(world: World) -> None:
