@@ -151,8 +151,10 @@ async def visitors_process(v: Visitors, secret: str, guild: int, niceness: int =
     machines would be; 0, the default, counts it against the bot like any other load.
     ``paused``: no views until :func:`switch` turns them on."""
     return await asyncio.create_subprocess_exec(
-        "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base, secret,
+        "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base,
         str(guild), str(v.rate), *(["--visit-paused"] if paused else []),
+        # Not on the command line: a secret beginning with "-" read as an option there.
+        env={**os.environ, "CALICO_WEB_SECRET": secret},
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
 
 
@@ -445,13 +447,14 @@ def main() -> None:
     parser.add_argument("--aa", action="store_true",
                         help="with --interleave: never switch the views on (both windows "
                              "without them: the method's own noise)")
-    parser.add_argument("--visit", nargs=4, metavar=("BASE", "SECRET", "GUILD", "RATE"),
+    parser.add_argument("--visit", nargs=3, metavar=("BASE", "GUILD", "RATE"),
                         help=argparse.SUPPRESS)  # the visitors' own process
     parser.add_argument("--visit-paused", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.visit:
-        base, secret, guild, rate = args.visit
-        asyncio.run(visit(base, secret, int(guild), float(rate), args.visit_paused))
+        base, guild, rate = args.visit
+        asyncio.run(visit(base, os.environ["CALICO_WEB_SECRET"], int(guild), float(rate),
+                          args.visit_paused))
         return
     print_machine()
     print(f"commit {soak.commit()}")
