@@ -20,6 +20,7 @@ import asyncio
 import bisect
 import contextlib
 import json
+import math
 import os
 import random
 import re
@@ -144,18 +145,49 @@ class Visitors:
 
 
 async def visitors_process(v: Visitors, secret: str, guild: int, niceness: int = 0,
-                           paused: bool = False) -> asyncio.subprocess.Process:
+                           paused: bool = False,
+                           beside_site: bool = False) -> asyncio.subprocess.Process:
     """The visitors in a process of their own, as browsers are: on the fake Discord's event
     loop their requests delayed the very clock that times the players' clicks. ``niceness``
     (``--visitors-nice``): their own CPU put behind everyone else's, as browsers on other
     machines would be; 0, the default, counts it against the bot like any other load.
-    ``paused``: no views until :func:`switch` turns them on."""
+    ``paused``: no views until :func:`switch` turns them on. ``beside_site``
+    (``--visitors-beside-site``): at the site's priority and on its CPUs, so that what the
+    clicks pay is the site's own cost, not the browsers' stand-in's (real browsers are on
+    other machines)."""
     return await asyncio.create_subprocess_exec(
         "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base,
         str(guild), str(v.rate), *(["--visit-paused"] if paused else []),
+        *(["--visitors-beside-site"] if beside_site else []),
         # Not on the command line: a secret beginning with "-" read as an option there.
         env={**os.environ, "CALICO_WEB_SECRET": secret},
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+
+# --burn: the CPU the site would use, without the site: a process that lowers its priority and
+# keeps to the site's CPUs as the site does, and burns ``share`` of each 20 ms while on.
+BURNER = """
+import sys, threading, time
+from bot.web.process import lower_priority
+lower_priority()
+share, on = float(sys.argv[1]), threading.Event()
+def burn():
+    while True:
+        on.wait()
+        t = time.perf_counter()
+        while time.perf_counter() - t < share * 0.02:
+            pass
+        time.sleep((1 - share) * 0.02)
+threading.Thread(target=burn, daemon=True).start()
+for line in sys.stdin:
+    (on.set if line.strip() == "on" else on.clear)()
+"""
+
+
+async def burner_process(share: float) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-c", BURNER, str(share), stdin=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
 
 
 def switch(child: asyncio.subprocess.Process, on: bool) -> None:
@@ -239,18 +271,43 @@ async def toggle(child: asyncio.subprocess.Process, every: float,
         await asyncio.sleep(every)
 
 
-def split(timed: list[tuple[float, float]], windows: list[tuple[float, bool]],
-          settle: float) -> dict[bool, list[float]]:
-    """Clicks' first responses by the window they were made in (True: with views), except
-    those made in the first ``settle`` seconds after a switch (views still finishing, or
-    starting)."""
+Window = tuple[bool, list[float]]  # with views or not; the first responses of its clicks
+
+
+def by_window(timed: list[tuple[float, float]], windows: list[tuple[float, bool]],
+              settle: float) -> list[Window]:
+    """Clicks' first responses by the window they were made in, except those made in the
+    first ``settle`` seconds after a switch (views still finishing, or starting)."""
     starts = [at for at, _ in windows]
-    out: dict[bool, list[float]] = {False: [], True: []}
+    out: list[Window] = [(views, []) for _, views in windows]
     for at, took in timed:
         i = bisect.bisect_right(starts, at) - 1
         if i >= 0 and at - starts[i] >= settle:
-            out[windows[i][1]].append(took)
+            out[i][1].append(took)
+    return [w for w in out if w[1]]
+
+
+def split(windows: list[Window]) -> dict[bool, list[float]]:
+    out: dict[bool, list[float]] = {False: [], True: []}
+    for views, took in windows:
+        out[views] += took
     return out
+
+
+def p99_interval(windows: list[Window], rounds: int = 1000) -> tuple[float, float]:
+    """A 90 % interval of the change in p99 (with views over without, in %): windows drawn
+    again at random with replacement, each kind apart (a window's clicks stay together: clicks
+    close in time are slow or fast together, so they are not drawn one by one)."""
+    rng = random.Random(7)
+    kinds = {v: [took for views, took in windows if views is v] for v in (False, True)}
+    if not kinds[False] or not kinds[True]:
+        return math.nan, math.nan
+    changes = []
+    for _ in range(rounds):
+        p99 = {v: pct([t for w in rng.choices(ws, k=len(ws)) for t in w], 0.99)
+               for v, ws in kinds.items()}
+        changes.append((p99[True] / p99[False] - 1) * 100)
+    return pct(changes, 0.05), pct(changes, 0.95)
 
 
 def clicks_p99(p: Any, warmup: float) -> tuple[float | None, float | None]:
@@ -289,11 +346,14 @@ async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
     async def players_at_work(a: argparse.Namespace, p: Any, stop: asyncio.Event,
                               watching: Any) -> dict[str, Any]:
         child = None
-        if visitors is not None:
+        if args.burn:  # the site on and idle; a burner switched on and off instead of views
+            child = await burner_process(args.burn)
+        elif visitors is not None:
             inter = await p.env.slash("owner", "calico", "admin", options={"web_pages": "on"})
             await inter.wait_response()
             child = await visitors_process(visitors, secret, p.env.guild.id,
-                                           args.visitors_nice, paused=windows is not None)
+                                           args.visitors_nice, paused=windows is not None,
+                                           beside_site=args.visitors_beside_site)
         toggling = None if child is None or windows is None else asyncio.create_task(
             toggle(child, args.interleave, windows, args.aa))
         try:
@@ -306,7 +366,12 @@ async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
             # The site's CPU over the run (its child process started with the bot, and its
             # pictures' worker), read before the bot stops it.
             overall["site_cpu"] = sum(cpu_seconds(pid) for pid in pids_running(SITE))
-            if child is not None and visitors is not None:
+            if args.burn and child is not None:
+                assert child.stdin is not None
+                overall["burner_cpu"] = cpu_seconds(child.pid)
+                child.stdin.close()
+                await child.wait()
+            elif child is not None and visitors is not None:
                 await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
         overall["clicks"] = steady_clicks(p, a.warmup)
@@ -326,6 +391,7 @@ async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
     result["timed"] = overall.get("timed", [])
     result["visitors"] = visitors
     result["site_cpu"] = overall.get("site_cpu", 0.0)
+    result["burner_cpu"] = overall.get("burner_cpu", 0.0)
     return result
 
 
@@ -367,12 +433,14 @@ def views_line(v: Visitors, site_cpu: float) -> str:
             f"{v.cpu:.1f} s")
 
 
-def p99_line(parts: dict[bool, list[float]]) -> str:
+def p99_line(windows: list[Window]) -> str:
     def p(xs: list[float], q: float) -> str:
         return f"{pct(xs, q) * 1000:.1f}" if xs else "-"
+    parts = split(windows)
     off, on = parts[False], parts[True]
-    change = (f" ({(pct(on, 0.99) / pct(off, 0.99) - 1) * 100:+.0f} %)"
-              if off and on else "")
+    low, high = p99_interval(windows)
+    change = (f" ({(pct(on, 0.99) / pct(off, 0.99) - 1) * 100:+.0f} %; 90 % interval "
+              f"{low:+.0f} to {high:+.0f} %)" if off and on else "")
     return (f"click first response p99 without views {p(off, 0.99)} ms ({len(off)} clicks), "
             f"with {p(on, 0.99)} ms ({len(on)} clicks){change}; p50 {p(off, 0.5)} / "
             f"{p(on, 0.5)} ms")
@@ -380,19 +448,22 @@ def p99_line(parts: dict[bool, list[float]]) -> str:
 
 async def interleaved(args: argparse.Namespace) -> None:
     """``--interleave``: each pair one soak, the views switched on and off in windows."""
-    pooled: dict[bool, list[float]] = {False: [], True: []}
-    what = "never on (A/A)" if args.aa else f"at {args.rate:g}/s"
+    pooled: list[Window] = []
+    what = ("never on (A/A)" if args.aa else f"replaced by a burner of {args.burn:g} CPU"
+            if args.burn else f"at {args.rate:g}/s")
     for n in range(1, args.pairs + 1):
         print(f"soak with the site on, views {what} in windows of {args.interleave:g} s "
               f"(off, on, on, off, ...; {args.settle:g} s after each switch not counted): "
               f"{args.games} games, {args.minutes:g} min (pair {n})", flush=True)
         windows: list[tuple[float, bool]] = []
         result = await one_run(args, args.rate, "apart", windows)
-        parts = split(result["timed"], windows, args.settle)
-        for views in (False, True):
-            pooled[views] += parts[views]
+        parts = by_window(result["timed"], windows, args.settle)
+        pooled += parts
         print(f"\n== pair {n}: {len(windows)} windows; {p99_line(parts)}")
-        print(views_line(result["visitors"], result["site_cpu"]))
+        if args.burn:
+            print(f"the burner used {result['burner_cpu']:.1f} s of CPU")
+        else:
+            print(views_line(result["visitors"], result["site_cpu"]))
     if args.pairs > 1:
         print(f"\n== every pair pooled: {p99_line(pooled)}")
 
@@ -438,6 +509,9 @@ def main() -> None:
                         help="the runs with page views after the one without: inline, apart")
     parser.add_argument("--visitors-nice", type=int, default=0,
                         help="the visitors' process's niceness (0: as the bot's)")
+    parser.add_argument("--visitors-beside-site", action="store_true",
+                        help="the visitors' process at the site's priority and on its CPUs "
+                             "(as the site's processes are), instead of --visitors-nice")
     parser.add_argument("--interleave", type=float, default=0.0, metavar="SECONDS",
                         help="instead of separate runs: one soak per pair with the site on "
                              "and the views switched on and off every SECONDS (off, on, on, "
@@ -447,12 +521,20 @@ def main() -> None:
     parser.add_argument("--aa", action="store_true",
                         help="with --interleave: never switch the views on (both windows "
                              "without them: the method's own noise)")
+    parser.add_argument("--burn", type=float, default=0.0, metavar="SHARE",
+                        help="with --interleave: instead of page views, a process niced and "
+                             "pinned as the site is burning SHARE of a CPU (0-1): what the "
+                             "site's CPU alone costs the clicks")
     parser.add_argument("--visit", nargs=3, metavar=("BASE", "GUILD", "RATE"),
                         help=argparse.SUPPRESS)  # the visitors' own process
     parser.add_argument("--visit-paused", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.visit:
         base, guild, rate = args.visit
+        if args.visitors_beside_site:
+            from bot.web.process import lower_priority
+
+            lower_priority()
         asyncio.run(visit(base, os.environ["CALICO_WEB_SECRET"], int(guild), float(rate),
                           args.visit_paused))
         return
