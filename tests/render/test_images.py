@@ -281,20 +281,48 @@ def test_cat_cards_are_whole(players: int) -> None:
         assert isinstance(most, int) and most <= 60, (cat.id, most)
 
 
-def test_a_table_drawn_with_its_cards_kept_is_the_same_picture(two_mid: GameState) -> None:
-    """The web site's pictures' worker keeps a game's cards drawn between its steps; the
-    table it draws must be the one drawn from scratch, pixel for pixel."""
+def test_a_game_s_card_row_is_its_three_cards_as_drawn_one_by_one(two_mid: GameState) -> None:
+    """The row of cards the table pastes (and the web site keeps) is pixel for pixel the three
+    cards pasted one by one onto the table's background."""
+    from PIL import Image
+
+    from render import table, theme
+
+    cfg = public_view(two_mid).config
+    width = table_width(2)
+    card_w = (width - 2 * table.MARGIN - 2 * table.GAP) // 3
+    by_hand = Image.new("RGB", (width, table.CARD_H + 8), theme.BACKGROUND)
+    for i, cat in enumerate(cfg.cats):
+        card = table.cat_card(cat, card_w)
+        by_hand.paste(card, (table.MARGIN + i * (card_w + table.GAP), 0), card)
+    drawn = Image.new("RGB", by_hand.size, theme.BACKGROUND)
+    table.draw_cats(drawn, cfg, 0, width)
+    assert ImageChops.difference(by_hand, drawn).getbbox() is None
+
+
+def test_a_table_drawn_with_its_cards_kept_is_the_same_picture(
+        two_mid: GameState, four_mid: GameState) -> None:
+    """The web site's pictures' worker keeps games' cards drawn between their steps; the
+    table it draws must be the one drawn from scratch, pixel for pixel, and it keeps as many
+    games' cards as it was told (1, 2), none by default."""
     from render import table
 
-    pub = public_view(two_mid)
-    fresh = table.draw_table(pub, ["Ann", "Bo"])
+    two, four = public_view(two_mid), public_view(four_mid)
+    fresh = table.draw_table(two, ["Ann", "Bo"])
+    assert table.cat_rows_kept() == 0
     try:
         table.keep_cat_rows(2)
-        first = table.draw_table(pub, ["Ann", "Bo"])
-        again = table.draw_table(pub, ["Ann", "Bo"])
+        first = table.draw_table(two, ["Ann", "Bo"])
+        again = table.draw_table(two, ["Ann", "Bo"])
         assert table.cat_rows_kept() == 1
         assert ImageChops.difference(fresh, first).getbbox() is None
         assert ImageChops.difference(fresh, again).getbbox() is None
+        table.draw_table(four, ["Ann", "Bo", "Cy", "Di"])
+        assert table.cat_rows_kept() == 2
+        table.keep_cat_rows(1)
+        table.draw_table(two, ["Ann", "Bo"])
+        table.draw_table(four, ["Ann", "Bo", "Cy", "Di"])
+        assert table.cat_rows_kept() == 1
     finally:
         table.keep_cat_rows(0)
     assert table.cat_rows_kept() == 0
