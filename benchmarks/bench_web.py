@@ -191,7 +191,7 @@ async def burner_process(share: float) -> asyncio.subprocess.Process:
 
 
 def switch(child: asyncio.subprocess.Process, on: bool) -> None:
-    """Turn the visitors' views on or off (a line on their standard input)."""
+    """Turn the visitors' views (or the burner) on or off: a line on its standard input."""
     assert child.stdin is not None
     child.stdin.write(b"on\n" if on else b"off\n")
 
@@ -218,9 +218,10 @@ async def visit(base: str, secret: str, guild: int, rate: float, paused: bool) -
         lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     task = asyncio.create_task(v.run(guild))
     while line := await reader.readline():
-        if line.strip() == b"on":
+        word = line.strip()
+        if word == b"on":
             v.on.set()
-        elif line.strip() == b"off":
+        elif word == b"off":
             v.on.clear()
     v.stop.set()
     await task
@@ -235,13 +236,6 @@ def namespace(games: int, minutes: float) -> argparse.Namespace:
         think=0.0, trace=False, malloc_arena_max=0, render_threads=0, malloc_trim=False,
         solo=(games + 4) // 5 if games > 1 else 0, stagger=0.5, warmup=games * 0.5 + 5.0,
         json=None, quick=False, scripts=False, child_bot=None, report=None)
-
-
-def steady_clicks(p: Any, warmup: float) -> list[float]:
-    """Every click's first response of the steady state (seconds)."""
-    begin = min((s.ix.dispatched_at for s in p.sent), default=0.0)
-    return [t for s in p.sent if s.ix.dispatched_at - begin >= warmup and not s.refused
-            and s.kind in CLICKS and (t := soak.first_response(s.ix)) is not None]
 
 
 def steady_timed(p: Any, warmup: float) -> list[tuple[float, float]]:
@@ -374,8 +368,8 @@ async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
             elif child is not None and visitors is not None:
                 await collect(child, visitors)
         overall["p99"] = clicks_p99(p, a.warmup)
-        overall["clicks"] = steady_clicks(p, a.warmup)
         overall["timed"] = steady_timed(p, a.warmup)
+        overall["clicks"] = [took for _, took in overall["timed"]]
         return result
 
     soak.players_at_work = players_at_work  # type: ignore[assignment]
@@ -416,13 +410,8 @@ def report(without: dict[str, Any], with_: dict[str, Any], rate: float, minutes:
           + f"; answer p99 {a0} ms without, {a1} ms with"
           + (f" ({(a1 / a0 - 1) * 100:+.0f} %)" if a0 and a1 else ""))
     v: Visitors = with_["visitors"]
-    span = soak.spread(v.times)
-    print(f"page views: {len(v.times)} served ({rate:g}/s asked over {minutes:g} min), "
-          f"{v.skipped} not sent (64 in flight already), statuses {v.statuses}; their latency "
-          f"{span} ms; {len(v.games)} games found on the server page; the site's processes "
-          f"used {with_['site_cpu']:.1f} s of CPU "
-          f"({with_['site_cpu'] * 1000 / max(1, len(v.times)):.2f} ms a view), the visitors' "
-          f"process {v.cpu:.1f} s")
+    print(f"{views_line(v, with_['site_cpu'])} ({rate:g}/s asked over {minutes:g} min; "
+          f"{len(v.games)} games found on the server page)")
 
 
 def views_line(v: Visitors, site_cpu: float) -> str:
