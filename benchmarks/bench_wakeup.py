@@ -6,8 +6,10 @@ trip is two wake-ups, as each hop of a click is: the fake Discord, the bot, its 
 thread), 3 ms apart; meanwhile ``--burners`` processes (one per CPU by default) work in bursts
 of ``--burst`` ms with 1 ms pauses, as a web site drawing pictures does (``--pin``: all of
 them on one CPU, as the site's processes are now), at each of the
-priorities asked: none (no burners), nice 0, nice 19, Linux's idle class, and nice 19 with the
-shortest time slice the kernel allows (``sched_setattr``'s runtime, Linux 6.12 and later).
+priorities asked: none (no burners), nice 0, nice 19, Linux's idle class, nice 19 with the
+shortest time slice the kernel allows (``sched_setattr``'s runtime, Linux 6.12 and later), and
+nice 19 with each burst run as the site runs a picture (``giveway``: the CPU offered every half
+millisecond, :func:`bot.web.giveway.giving_way`).
 Prints the round trip's p50 / p99 / p99.9 / max per priority.
 
     .venv/bin/python benchmarks/bench_wakeup.py
@@ -29,8 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import load_text, pct, print_machine, table
+from bot.web.giveway import giving_way
 
-MODES = ("none", "nice0", "nice19", "idle", "slice")
+MODES = ("none", "nice0", "nice19", "idle", "slice", "giveway")
 SYS_SCHED_SETATTR = 314  # x86-64
 
 
@@ -52,11 +55,20 @@ def burner(mode: str, burst: float, pin: bool) -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     elif mode == "slice":
         short_slice(19)
+    elif mode == "giveway":
+        os.nice(19)
     while True:
-        t = time.perf_counter()
-        while time.perf_counter() - t < burst:
-            pass
+        if mode == "giveway":
+            giving_way(lambda: spin(burst))
+        else:
+            spin(burst)
         time.sleep(0.001)
+
+
+def spin(seconds: float) -> None:
+    t = time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        pass
 
 
 def echo(s: socket.socket) -> None:

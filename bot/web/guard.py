@@ -1,7 +1,8 @@
 """What every answer of the site carries and what keeps it cheap: security headers (a content
 security policy with no inline script, no framing, no sniffing, no referrer), a per-address rate
 limit (429 with ``Retry-After``), and errors as short pages (a 404 says nothing of why: a bad
-signature, an unknown id and a server without the site look the same)."""
+signature, an unknown id and a server without the site look the same). Each request offers the
+CPU to the bot before and after it (:mod:`bot.web.giveway`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
+
+from bot.web.giveway import give_way
 
 log = logging.getLogger("calico.web")
 
@@ -70,6 +73,7 @@ def middleware(limit: RateLimit, trust_proxy: bool,
                error_page: Callable[[web.Request, int], web.Response]) -> Middleware:
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        give_way()  # a page is a few milliseconds of CPU: a click woken meanwhile goes first
         wait = limit.take(address_of(request, trust_proxy))
         if wait > 0:
             response: web.StreamResponse = error_page(request, 429)
@@ -87,6 +91,7 @@ def middleware(limit: RateLimit, trust_proxy: bool,
                 log.exception("web page failed: %s", request.path)
                 response = error_page(request, 500)
         response.headers.update(HEADERS)
+        give_way()  # and again before the answer is written out
         return response
 
     return guard

@@ -21,6 +21,7 @@ from typing import TypeVar
 import render
 import render.table
 from bot.web.cache import Lru
+from bot.web.giveway import giving_way
 from bot.web.process import lower_priority
 from bot.words.catalogue import Text
 from engine.views import PublicView
@@ -75,7 +76,9 @@ class Pictures:
     async def _draw(self, draw: Callable[[], R]) -> R:
         pool = self._pool
         try:
-            return await asyncio.get_running_loop().run_in_executor(pool, draw)
+            # giving_way: the worker offers its CPU to the bot's threads every half millisecond.
+            return await asyncio.get_running_loop().run_in_executor(
+                pool, functools.partial(giving_way, draw))
         except concurrent.futures.process.BrokenProcessPool:
             # The worker died (killed, out of memory): this picture fails, the next ones are
             # drawn by a new worker.

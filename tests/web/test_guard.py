@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 import render.table
 from bot.core.site import service as site
-from bot.web import links
+from bot.web import giveway, links
 from bot.web.app import SITE_KEY, make_app
 from bot.web.guard import RateLimit
 from bot.web.language import pick
@@ -187,6 +187,22 @@ async def test_the_picture_worker_keeps_a_game_s_cards_drawn_between_its_steps(
     assert pictures.drawn == 3
     # Three tables of one game, its three cards drawn once and kept for its other steps.
     assert await pictures.in_worker(render.table.cat_rows_kept) == 1
+
+
+async def test_the_picture_worker_offers_its_cpu_while_drawing(world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id)
+    for step in (3, 4, 5):
+        assert (await world.client.get(f"{path}/{step}.png")).status == 200
+    # Three tables, each several milliseconds of drawing: offered every half millisecond.
+    assert await pictures.in_worker(giveway.yields_made) >= 3
+
+
+async def test_every_request_offers_the_cpu_before_and_after_it(world: World) -> None:
+    before = giveway.yields_made()
+    assert (await world.client.get(world.path(links.GAME, world.finished.id))).status == 200
+    assert (await world.client.get("/g/not-a-token")).status == 404
+    assert giveway.yields_made() - before == 4
 
 
 async def test_a_picture_worker_killed_is_replaced(world: World) -> None:
