@@ -55,9 +55,9 @@ def _start_worker() -> None:
 class Pictures:
     """Draws (in ``processes`` worker processes, started at the first picture) and caches PNGs
     (``cache_mb`` megabytes of them kept). A picture never changes once drawn, and drawing one
-    is the dearest thing the site does (a two-player table: 4-5 ms to draw, 9 more to reduce
-    to a palette and encode), so the cache is sized in bytes, not in pictures: with 256 kept,
-    visitors stepping through the steps of 30 games found a third of them there."""
+    is the dearest thing the site does (a two-player table: 3-4 ms to draw, about 2 more to
+    map onto the palette and encode), so the cache is sized in bytes, not in pictures: with
+    256 kept, visitors stepping through the steps of 30 games found a third of them there."""
 
     def __init__(self, *, processes: int = 1, cache_mb: int = CACHE_MB) -> None:
         self._processes = processes
