@@ -48,6 +48,15 @@ def test_the_timer_and_the_handler_are_put_back_even_after_an_error() -> None:
     assert signal.getsignal(signal.SIGALRM) is previous
 
 
+def test_no_alarm_is_left_where_none_was_set() -> None:
+    saved = signal.setitimer(signal.ITIMER_REAL, 0)  # this test's own time limit, put back below
+    try:
+        giveway.giving_way(lambda: spin(0.005))
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # an idle worker sleeps
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *saved)
+
+
 def test_an_alarm_already_set_goes_off_as_it_would_have() -> None:
     fired: list[float] = []
     previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
