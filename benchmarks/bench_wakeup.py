@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import multiprocessing
 import os
 import socket
@@ -57,11 +58,9 @@ def burner(mode: str, burst: float, pin: bool) -> None:
         short_slice(19)
     elif mode == "giveway":
         os.nice(19)
+    work = functools.partial(spin, burst)
     while True:
-        if mode == "giveway":
-            giving_way(lambda: spin(burst))
-        else:
-            spin(burst)
+        giving_way(work) if mode == "giveway" else work()
         time.sleep(0.001)
 
 

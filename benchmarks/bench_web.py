@@ -164,23 +164,28 @@ async def visitors_process(v: Visitors, secret: str, guild: int, niceness: int =
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
 
 
-# --burn: the CPU the site would use, without the site: a process that lowers its priority and
-# keeps to the site's CPUs as the site does, and burns ``share`` of each 20 ms while on.
+# --burn: the CPU the site would use, without the site: a process that lowers its priority,
+# keeps to the site's CPUs and offers the CPU every half millisecond as the site does
+# (bot.web.giveway, which needs the main thread), and burns ``share`` of each 20 ms while on.
 BURNER = """
-import sys, threading, time
+import os, sys, threading, time
+from bot.web.giveway import giving_way
 from bot.web.process import lower_priority
 lower_priority()
 share, on = float(sys.argv[1]), threading.Event()
-def burn():
-    while True:
-        on.wait()
-        t = time.perf_counter()
-        while time.perf_counter() - t < share * 0.02:
-            pass
-        time.sleep((1 - share) * 0.02)
-threading.Thread(target=burn, daemon=True).start()
-for line in sys.stdin:
-    (on.set if line.strip() == "on" else on.clear)()
+def listen():
+    for line in sys.stdin:
+        (on.set if line.strip() == "on" else on.clear)()
+    os._exit(0)  # input closed: the run is over, whatever the main thread is doing
+threading.Thread(target=listen, daemon=True).start()
+def spin():
+    t = time.perf_counter()
+    while time.perf_counter() - t < share * 0.02:
+        pass
+while True:
+    on.wait()
+    giving_way(spin)
+    time.sleep((1 - share) * 0.02)
 """
 
 

@@ -26,14 +26,14 @@ R = TypeVar("R")
 EVERY = 0.0005  # seconds of work between offers: a woken click waits at most about this long
 
 _yields = 0
+_sched_yield: Callable[[], None] = getattr(os, "sched_yield", lambda: None)  # not on Windows
 
 
 def give_way() -> None:
     """Offer this thread's CPU to any other thread waiting for it (no-op where unsupported)."""
     global _yields
     _yields += 1
-    if hasattr(os, "sched_yield"):
-        os.sched_yield()
+    _sched_yield()
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
