@@ -326,14 +326,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("calico-bot web needs CALICO_WEB_PORT and CALICO_WEB_SECRET.", file=sys.stderr)
             return 2
         from bot.web.app import serve
+        from bot.web.giveway import loop_giving_way
 
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(settings.db_path, settings.web_secret.get_secret_value(),
-                              port=settings.web_port, host=settings.web_host,
-                              rate_per_minute=settings.web_rate_per_minute,
-                              trust_proxy=settings.web_trust_proxy,
-                              picture_cache_mb=settings.web_picture_cache_mb,
-                              parent=args.parent))
+        # The bot's own child: its loop offers the CPU to the bot's threads while it works.
+        factory = loop_giving_way if args.parent else None
+        with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(
+                loop_factory=factory) as runner:
+            runner.run(serve(settings.db_path, settings.web_secret.get_secret_value(),
+                             port=settings.web_port, host=settings.web_host,
+                             rate_per_minute=settings.web_rate_per_minute,
+                             trust_proxy=settings.web_trust_proxy,
+                             picture_cache_mb=settings.web_picture_cache_mb,
+                             parent=args.parent))
         return 0
     if command == "check":
         if args.db:

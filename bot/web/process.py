@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from bot.web import giveway
+
 log = logging.getLogger("calico.web")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +41,9 @@ def lower_priority() -> bool:
     preempt on wake-up (this project's test machines: benchmarks/bench_wakeup.py) a woken bot
     thread can wait a tick behind the site whatever its priority, unless a CPU is free of it.
     Not Linux's idle class, no better there and, with every CPU busy (tests or benchmarks
-    beside the bot), it starved the site outright. Call it before starting threads (Linux keeps
-    both per thread). False if not allowed."""
+    beside the bot), it starved the site outright; instead the process's work pauses while the
+    machine has no CPU to spare (:func:`bot.web.giveway.defer_when_full`). Call it before
+    starting threads (Linux keeps both per thread). False if not allowed."""
     try:
         os.nice(NICENESS - os.nice(0))
     except OSError:
@@ -49,6 +52,7 @@ def lower_priority() -> bool:
         cpus = sorted(os.sched_getaffinity(0))
         if len(cpus) > 1:
             os.sched_setaffinity(0, cpus[-max(1, len(cpus) // 4):])
+    giveway.defer_when_full()  # and its work pauses while the machine has no CPU to spare
     return True
 
 

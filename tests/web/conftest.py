@@ -3,8 +3,13 @@ application on it, and an aiohttp test client (the real server on 127.0.0.1)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +20,7 @@ from bot.core.clock import FakeClock
 from bot.core.manager import Manager
 from bot.core.models import GameInfo
 from bot.core.site import service as site
-from bot.web import links
+from bot.web import giveway, links
 from bot.web.app import make_app
 from bot.web.links import Signer
 from tests.core.conftest import ANN, BOB, CAT, DAN, GUILD, new_game, play_out, seeds
@@ -74,3 +79,31 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
 
 __all__ = ["GUILD", "SCRIPT", "SECRET", "World", "links"]
+
+
+SPIN = "import os\nos.nice(19)\nwhile True: pass"
+
+
+@contextlib.contextmanager
+def machine_full() -> Iterator[None]:
+    """Every CPU of the machine wanted by others, and one more thread waiting: a busy process
+    per CPU plus one, ended afterwards whatever happens. At the lowest priority: the tests
+    running beside this one barely notice them."""
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN])
+                for _ in range((os.cpu_count() or 1) + 1)]
+    try:
+        deadline = time.monotonic() + 10
+        while not giveway.machine_full():
+            assert time.monotonic() < deadline, "the busy processes never showed as runnable"
+            time.sleep(0.01)
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+@pytest.fixture
+def full_machine() -> Iterator[None]:
+    with machine_full():
+        yield

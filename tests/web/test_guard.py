@@ -21,7 +21,7 @@ from bot.web.language import pick
 from bot.web.links import Signer
 from bot.web.plot import rating_plot
 from tests.core.conftest import DAN, GUILD
-from tests.web.conftest import SECRET, World, play_out_some
+from tests.web.conftest import SECRET, World, machine_full, play_out_some
 
 
 async def test_every_answer_carries_the_security_headers(world: World) -> None:
@@ -196,6 +196,18 @@ async def test_the_picture_worker_offers_its_cpu_while_drawing(world: World) -> 
         assert (await world.client.get(f"{path}/{step}.png")).status == 200
     # Three tables, each several milliseconds of drawing: offered every half millisecond.
     assert await pictures.in_worker(giveway.yields_made) >= 3
+
+
+async def test_the_picture_worker_pauses_its_drawing_while_the_machine_is_full(
+        world: World) -> None:
+    pictures = world.client.server.app[SITE_KEY].pictures
+    path = world.path(links.GAME, world.finished.id)
+    assert (await world.client.get(f"{path}/3.png")).status == 200  # the worker started
+    assert await pictures.in_worker(giveway.deferring)
+    before = await pictures.in_worker(giveway.pauses_made)
+    with machine_full():
+        assert (await world.client.get(f"{path}/4.png")).status == 200  # late, not lost
+    assert await pictures.in_worker(giveway.pauses_made) > before
 
 
 async def test_every_request_offers_the_cpu_before_and_after_it(world: World) -> None:
