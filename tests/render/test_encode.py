@@ -3,6 +3,7 @@ to exactly the palette pixels, no bigger than Pillow's own writer at the same le
 
 from __future__ import annotations
 
+import sys
 import zlib
 from io import BytesIO
 
@@ -94,3 +95,42 @@ def test_a_palette_with_transparency_is_refused() -> None:
     img.info["transparency"] = 0
     with pytest.raises(ValueError):
         png_bytes(img, zlib.compress)
+
+
+def whole_mapping(img: Image.Image, palette: Image.Image) -> Image.Image:
+    return img.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+@pytest.mark.parametrize("height", [1, 2, 3, 5, 851])
+def test_mapping_onto_the_palette_in_bands_is_the_same_as_in_one_go(
+        table: Image.Image, height: int) -> None:
+    img = table.crop((0, 0, table.width, height))
+    got = quantize(img, palette=game_palette())
+    want = whole_mapping(img, game_palette())
+    assert got.size == want.size and got.tobytes() == want.tobytes()
+    assert got.getpalette() == want.getpalette()
+
+
+def test_encoding_is_made_of_short_c_calls_that_a_signal_handler_runs_between(
+        table: Image.Image, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python runs a signal's handler (the site's offer of the CPU) only between bytecodes: the
+    # palette mapping and the deflate are each cut into pieces, with Python between them.
+    calls: dict[str, int] = {"map": 0, "deflate": 0}
+    original = Image.Image.quantize
+
+    def counted(self: Image.Image, *args: object, **kwargs: object) -> Image.Image:
+        calls["map"] += 1
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call" and getattr(arg, "__name__", "") == "compress":
+            calls["deflate"] += 1
+
+    monkeypatch.setattr(Image.Image, "quantize", counted)
+    sys.setprofile(profile)
+    try:
+        png = to_png(table, game_palette())
+    finally:
+        sys.setprofile(None)
+    assert calls["map"] >= 4 and calls["deflate"] >= 3  # 818 KB of rows, 256 KB at a time
+    same_picture(decoded(png), whole_mapping(table, game_palette()))
