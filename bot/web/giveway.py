@@ -52,6 +52,19 @@ _CPUS = os.cpu_count() or 1
 _loadavg: int | None = None  # /proc/loadavg, kept open: read 2,000 times a second at most
 
 
+def _timer_here() -> bool:
+    """Whether this thread can use the interval timer: Python handles signals in a process's
+    main thread only, and not every system has ``setitimer``."""
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
+def _take_alarm() -> Any:
+    """Make :func:`_on_alarm` the handler of ``SIGALRM``; the handler it replaces."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.siginterrupt(signal.SIGALRM, False)  # a system call the alarm meets carries on
+    return previous
+
+
 def runnable_now() -> int | None:
     """How many threads of the whole machine are running or waiting for a CPU at this instant,
     this one included (``/proc/loadavg``'s fourth field); None where it cannot be read."""
@@ -104,8 +117,7 @@ def _pause() -> None:
     is stopped meanwhile (its alarms would only interrupt the sleeps) and set again after."""
     global _pauses
     _pauses += 1
-    main = threading.current_thread() is threading.main_thread()
-    timer = signal.setitimer(signal.ITIMER_REAL, 0) if main else (0.0, 0.0)
+    timer = signal.setitimer(signal.ITIMER_REAL, 0) if _timer_here() else (0.0, 0.0)
     try:
         deadline = time.monotonic() + PAUSE_MAX
         time.sleep(EVERY)
@@ -138,11 +150,9 @@ def giving_way(func: Callable[[], R], every: float = EVERY) -> R:
     timer are put back as they were (an alarm already set, as a test's time limit is, goes off
     when it would have, or at the end if it fell due meanwhile), so an idle process is never
     woken by them."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "setitimer"):
+    if not _timer_here():
         return func()
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.siginterrupt(signal.SIGALRM, False)  # a system call the alarm meets carries on
+    previous = _take_alarm()
     started = time.monotonic()
     pending, repeat = signal.setitimer(signal.ITIMER_REAL, every, every)
     try:
@@ -198,11 +208,9 @@ def loop_giving_way() -> asyncio.AbstractEventLoop:
     seconds while it has work (the site's child: its pages are 1-4 ms of CPU each, and a
     hundred a second). It owns the process's ``SIGALRM``: only for a process that sets no alarm
     of its own. Elsewhere than in a main thread with interval timers, a plain loop."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "setitimer"):
+    if not _timer_here():
         return asyncio.new_event_loop()
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.siginterrupt(signal.SIGALRM, False)
+    _take_alarm()
     loop = _Loop(_BusySelector())
     signal.setitimer(signal.ITIMER_REAL, EVERY, EVERY)  # its first turn is work: the timer runs
     return loop

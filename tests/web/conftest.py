@@ -85,7 +85,7 @@ SPIN = "import os\nos.nice(19)\nwhile True: pass"
 
 
 @contextlib.contextmanager
-def machine_full() -> Iterator[None]:
+def filled_machine() -> Iterator[None]:
     """Every CPU of the machine wanted by others, and one more thread waiting: a busy process
     per CPU plus one, ended afterwards whatever happens. At the lowest priority: the tests
     running beside this one barely notice them."""
@@ -105,5 +105,5 @@ def machine_full() -> Iterator[None]:
 
 @pytest.fixture
 def full_machine() -> Iterator[None]:
-    with machine_full():
+    with filled_machine():
         yield

@@ -21,7 +21,7 @@ from bot.web.language import pick
 from bot.web.links import Signer
 from bot.web.plot import rating_plot
 from tests.core.conftest import DAN, GUILD
-from tests.web.conftest import SECRET, World, machine_full, play_out_some
+from tests.web.conftest import SECRET, World, filled_machine, play_out_some
 
 
 async def test_every_answer_carries_the_security_headers(world: World) -> None:
@@ -205,7 +205,7 @@ async def test_the_picture_worker_pauses_its_drawing_while_the_machine_is_full(
     assert (await world.client.get(f"{path}/3.png")).status == 200  # the worker started
     assert await pictures.in_worker(giveway.deferring)
     before = await pictures.in_worker(giveway.pauses_made)
-    with machine_full():
+    with filled_machine():
         assert (await world.client.get(f"{path}/4.png")).status == 200  # late, not lost
     assert await pictures.in_worker(giveway.pauses_made) > before
 
