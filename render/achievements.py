@@ -16,12 +16,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from data.catalog import AchievementChart, AchievementDef, AchievementMode
 from engine.achievements import TrackPosition, progress
 from render import sprites, theme
 from render.common import panel, paste_at, text, wrap
+from render.glyphs import drawer
 from render.theme import RGB
 
 WIDTH = 800
@@ -243,7 +244,7 @@ def _draw_track(img: Image.Image, chart: AchievementChart, lay: AchievementsLayo
     title = (achievement_label(labels, f"level.{levels[pos.title].id}")
              if pos.title is not None else achievement_label(labels, "no_title"))
     # Points so far in a dark pill on the right, the title reached on the left.
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     pts = f"{pos.points}/{pos.total}"
     f = theme.font(26, theme.BLACK)
     pw = f.getlength(pts) + 28
@@ -367,7 +368,7 @@ def _draw_group(img: Image.Image, chart: AchievementChart, lay: AchievementsLayo
 def _scenario_circle(img: Image.Image, lay: AchievementsLayout, a: AchievementDef,
                      earned: bool) -> None:
     cx, cy = lay.marks[a.id]
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     r = SCEN_R
     if earned:
         d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=SCENARIO_EARNED,
@@ -381,7 +382,7 @@ def _scenario_circle(img: Image.Image, lay: AchievementsLayout, a: AchievementDe
 def _chip(img: Image.Image, lay: AchievementsLayout, a: AchievementDef, earned: bool,
           labels: Mapping[str, str] | None) -> None:
     x0, y0, x1, y1 = lay.boxes[a.id]
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     d.rounded_rectangle((x0, y0, x1, y1), radius=12, fill=EARNED_FILL if earned else OPEN_FILL,
                         outline=EARNED_EDGE if earned else OPEN_EDGE, width=3 if earned else 2)
     paste_at(img, _mark(earned, MARK_R), lay.marks[a.id])
@@ -460,7 +461,7 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
         pen.poly(sprites.hex_points(0.95), fill=theme.GOAL_FILL, outline=theme.GOAL_FRAME,
                  width=0.14)
         goal = pen.image()
-        ImageDraw.Draw(goal).text((goal.width / 2, goal.height / 2), "≠",
+        drawer(goal).text((goal.width / 2, goal.height / 2), "≠",
                                   font=theme.font(round(r * 1.1), theme.BLACK), fill=theme.INK,
                                   anchor="mm")
         paste_at(img, goal, (c, c))
@@ -469,10 +470,10 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
         small = max(6, round(r * 0.72))
         for i, cat in enumerate(("leo", "callie", "millie")):
             paste_at(img, sprites.cat_token(cat, small), (c - 1.9 * small + i * 1.55 * small, c))
-        ImageDraw.Draw(img).text((c + 2.4 * small, c), "×2", font=theme.font(
+        drawer(img).text((c + 2.4 * small, c), "×2", font=theme.font(
             round(r * 1.05), theme.BLACK), fill=theme.INK, anchor="lm")
     if cross:
-        d = ImageDraw.Draw(img)
+        d = drawer(img)
         k = r * 1.05
         d.line([(c - k, c + k), (c + k, c - k)], fill=theme.BAD, width=max(3, r // 4))
     return img

@@ -10,6 +10,7 @@ from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 
 from render import script, sprites, theme
+from render.glyphs import drawer
 from render.theme import RGB
 
 
@@ -51,7 +52,7 @@ def panel(img: Image.Image, box: tuple[float, float, float, float], *, fill: RGB
 def panel_sprite(w: int, h: int, fill: RGB, edge: RGB, radius: int, stitch: bool) -> Image.Image:
     k = 2
     big = Image.new("RGBA", ((w + 8) * k, (h + 8) * k), (0, 0, 0, 0))
-    d = ImageDraw.Draw(big)
+    d = drawer(big)
     d.rounded_rectangle((0, 3 * k, w * k, (h + 3) * k), radius * k, fill=(70, 45, 25, 38))
     d.rounded_rectangle((0, 0, w * k, h * k), radius * k, fill=fill)
     if stitch:
@@ -91,7 +92,7 @@ def stitch_rect(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
 def badge(img: Image.Image, at: tuple[float, float], text: str, r: float, *,
           fill: RGB = theme.INK, ink: RGB = theme.SEAM) -> None:
     """A round numbered badge (the numbers match the bot's buttons)."""
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     x, y = at
     d.ellipse((x - r - 2, y - r - 2, x + r + 2, y + r + 2), fill=theme.SEAM)
     d.ellipse((x - r, y - r, x + r, y + r), fill=fill)
@@ -111,7 +112,7 @@ def score_chips(img: Image.Image, right: float, cy: float, r: float,
     tw = f.getlength(str(total))
     x1 = right
     x0 = x1 - max(tw + r * 1.4, r * 2.1)
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     if draw:
         d.rounded_rectangle((x0, cy - r * 1.05, x1, cy + r * 1.05), radius=r * 1.05,
                             fill=theme.INK)
@@ -153,7 +154,7 @@ def text(img: Image.Image, at: tuple[float, float], s: str, size: int, *,
         while size > floor and script.length(s, size, weight) > max_w:
             size -= 1
         s = script.fit(s, size, weight, max_w)
-    return script.draw(ImageDraw.Draw(img), at, s, size, weight, fill, anchor)
+    return script.draw(drawer(img), at, s, size, weight, fill, anchor)
 
 
 def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],
@@ -169,7 +170,7 @@ def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],
         return
     paste_at(img, sprites.size_hex_sprite(hex_radius), at)
     f = theme.font(round(hex_radius * 30 / 36), theme.BLACK)
-    ImageDraw.Draw(img).text((at[0], at[1] + 1), f"{min_size}+", font=f, fill=theme.INK,
+    drawer(img).text((at[0], at[1] + 1), f"{min_size}+", font=f, fill=theme.INK,
                              anchor="mm")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.config import GameConfig, Restriction
 from engine.progress import CatGroup, GoalProgress, goal_progress, growing_groups
@@ -27,6 +27,7 @@ from engine.views import SeatView
 from render import theme
 from render.common import paste_at
 from render.geometry import QuiltLayout
+from render.glyphs import drawer
 from render.sprites import Pen, hex_points, sprite_size
 from render.theme import RGB
 
@@ -59,7 +60,7 @@ def _goal(img: Image.Image, lay: QuiltLayout, config: GameConfig, g: GoalProgres
     r = lay.radius
     cx, cy = lay.center(g.spot)
     vy = cy + VALUES_Y * r
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     ways_ok = [s != "failed" for s in (g.colors, g.patterns)]
     both_only = config.restriction is Restriction.BOTH_WAYS
     one_ok = any(ways_ok) and not both_only
@@ -116,7 +117,7 @@ def _group(img: Image.Image, lay: QuiltLayout, config: GameConfig, seat: SeatVie
     h = r * 0.5
     iw = f.getlength(initial)
     w = iw + gap * 2 + f.getlength(words) + h * 0.6
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     x0, x1 = x - w / 2, x + w / 2
     d.rounded_rectangle((x0 - 2, y - h / 2 - 2, x1 + 2, y + h / 2 + 2), radius=h / 2 + 2,
                         fill=theme.INK)

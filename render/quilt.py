@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from data import load_catalog
 from engine.config import GameConfig
@@ -18,6 +18,7 @@ from engine.views import SeatView
 from render import sprites, theme
 from render.common import paste_at, score_chips, stitch_rect, text
 from render.geometry import DEFAULT_RADIUS, QuiltLayout, quilt_layout
+from render.glyphs import drawer
 from render.progress import draw_progress
 from render.sprites import Pen, hex_points, sprite_size
 from render.theme import RGB
@@ -85,7 +86,7 @@ def _backing(img: Image.Image, lay: QuiltLayout, stitch: RGB) -> None:
     top = lay.header + m
     panel = theme.mix(stitch, theme.BACKGROUND, 0.72)
     big = Image.new("RGBA", (w * k, h * k), (0, 0, 0, 0))
-    d = ImageDraw.Draw(big)
+    d = drawer(big)
     rad = lay.radius * 0.5 * k
     d.rounded_rectangle((m * k, top * k + 3 * k, (w - m) * k, (h - m) * k + 3 * k), rad,
                         fill=(60, 40, 20, 40))
@@ -118,7 +119,7 @@ def _draw_empty(name: str, radius: int, state: str) -> Image.Image:
     sprites.running_stitch(pen, r - 0.1, edge, 0.035 if state == "legal" else 0.026)
     img = pen.image().convert("RGBA")
     img.putalpha(sprites.hex_mask(radius, radius * sprites.SEAM))
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     if not name:
         return img
     # Even a dimmed cell's name stays readable (WCAG 4.5): the fill and weight say it is dim.
@@ -138,7 +139,7 @@ def _slot_sprite(radius: int, name: str) -> Image.Image:
     sprites.running_stitch(pen, 0.8, theme.INK_FAINT, 0.025)
     img = pen.image().convert("RGBA")
     img.putalpha(sprites.hex_mask(radius, radius * sprites.SEAM))
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     f = theme.font(max(8, round(radius * 0.5)), theme.BLACK)
     d.text((size / 2, size / 2), name, font=f, fill=theme.INK, anchor="mm")
     return img

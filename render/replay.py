@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from io import BytesIO
 
-from PIL import GifImagePlugin, Image, ImageChops, ImageDraw
+from PIL import GifImagePlugin, Image, ImageChops
 
 from engine.scoring import rank
 from engine.state import TURNS_PER_PLAYER, Phase
@@ -46,6 +46,7 @@ from engine.views import PublicView
 from render import sprites, theme
 from render.common import paste_at, score_chips, text
 from render.geometry import QuiltLayout, quilt_layout
+from render.glyphs import drawer
 from render.palette import palette_of
 from render.quilt import draw_quilt
 from render.scoresheet import MEDALS, rosette
@@ -163,7 +164,7 @@ def _bar(width: int, title: str, placed: int, winner: str | None = None) -> Imag
         turn = f"{placed}/{TURNS_PER_PLAYER}"
         f = theme.font(26, theme.BLACK)
         tw = f.getlength(turn)
-        ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
+        drawer(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
         paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))
         left_room = width - 2 * MARGIN - tw - 60
     text(img, (MARGIN, cy), title, 28, weight=theme.BLACK, anchor="lm", max_w=left_room)
@@ -184,7 +185,7 @@ def _results(img: Image.Image, view: PublicView, names: Sequence[str],
     places, winners, _ = rank(scores)
     q = lay.quilt
     r = q.radius
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     f_goal = theme.font(max(10, round(r * 0.8)), theme.BLACK)
     mr = medal_radius(q)
     f_medal = theme.font(max(9, round(mr * 1.25)), theme.BLACK)

@@ -19,13 +19,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.ai.review import Review
 from engine.state import TURNS_PER_PLAYER
 from render import theme
 from render.common import badge, panel, text
 from render.encode import to_png
+from render.glyphs import drawer
 from render.theme import RGB
 
 PLAYER_LINE: RGB = theme.ACCENT  # terracotta
@@ -143,7 +144,7 @@ def render_review_chart(review: Review, *, labels: Mapping[str, str] | None = No
 
 
 def _axes(img: Image.Image, lay: ChartLayout, labels: Mapping[str, str] | None) -> None:
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     step = _grid_step(lay.hi - lay.lo)
     v = lay.lo
     while v <= lay.hi + 1e-9:
@@ -166,7 +167,7 @@ def _lines(img: Image.Image, lay: ChartLayout, review: Review) -> None:
     the player's, the gaps of the costliest turns between them."""
     k = 2
     big = Image.new("RGBA", (lay.width * k, lay.height * k), (0, 0, 0, 0))
-    d = ImageDraw.Draw(big)
+    d = drawer(big)
     marked = {m.turn for m in review.mistakes}
     for t in review.turns:
         if t.turn in marked:
@@ -188,7 +189,7 @@ def _lines(img: Image.Image, lay: ChartLayout, review: Review) -> None:
 
 def _title_and_legend(img: Image.Image, lay: ChartLayout, labels: Mapping[str, str] | None
                       ) -> None:
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     x = lay.right
     cy = 30.0
     for colour, key in ((ENGINE_LINE, "review_engine"), (PLAYER_LINE, "review_you")):

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.ai.review import TurnReview, seat_after
 from engine.hexgrid import parse_cell
@@ -29,6 +29,7 @@ from render import sprites, theme
 from render.common import panel, paste_at, text
 from render.encode import to_png
 from render.geometry import QuiltLayout, quilt_layout
+from render.glyphs import drawer
 from render.quilt import BUTTON_AT, CAT_AT, RAINBOW_AT, TOKEN_SCALE, draw_quilt
 from render.review import ENGINE_LINE, PLAYER_LINE, review_label
 from render.sprites import Pen, hex_points, sprite_size
@@ -144,7 +145,7 @@ def _tag(img: Image.Image, at: tuple[float, float], words: str, fill: RGB, size:
     """A pill with ``words`` (cream on ``fill``) centred on ``at``."""
     f = theme.font(size, theme.BLACK)
     x0, y0, x1, y1 = _tag_box(at, words, size)
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     d.rounded_rectangle((x0, y0, x1, y1), radius=(y1 - y0) / 2, fill=theme.SEAM)
     d.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), radius=(y1 - y0) / 2 - 2, fill=fill)
     d.text(at, words, font=f, fill=theme.SEAM, anchor="mm")
@@ -245,7 +246,7 @@ def draw_turn_compare(view: PrivateView, row: TurnReview, *,
 
     q = draw_quilt(played, cfg, radius=lay.radius, header=False, hints=True)
     img.paste(q.crop(lay.crop), lay.origin)
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     cx0, cy0 = lay.origin
     cw, ch = lay.crop[2] - lay.crop[0], lay.crop[3] - lay.crop[1]
     d.rectangle((cx0, cy0, cx0 + cw - 1, cy0 + ch - 1), outline=theme.INK_FAINT, width=2)
@@ -288,7 +289,7 @@ def _move_row(img: Image.Image, cy: float, what: str, cell: str, tile: int, pick
     """``[ring] You played [tile] E3   Expected 55.5   Took [tile]`` on a card."""
     x0, x1 = MARGIN, img.width - MARGIN
     panel(img, (x0, cy - ROW_H / 2, x1, cy + ROW_H / 2), radius=14, stitch=False)
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     d.rounded_rectangle((x0 + 10, cy - 14, x0 + 22, cy + 14), radius=6, fill=colour)
     x: float = x0 + 32
     x += text(img, (x, cy), what, 20, weight=theme.BLACK, anchor="lm", max_w=230) + 10

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from data import load_catalog
 from render import sprites, theme
 from render.common import panel, paste_at, text, wrap
 from render.draft import goal_card
+from render.glyphs import drawer
 from render.table import CARD_H, NEED_Y, cat_card_base
 
 WIDTH = 800
@@ -167,7 +168,7 @@ def _rainbow_row(img: Image.Image, cy: float) -> float:
 
 
 def _points_pill(img: Image.Image, at: tuple[float, float], points: str) -> None:
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     x, y = at
     d.rounded_rectangle((x - 38, y - 24, x + 38, y + 24), radius=24, fill=theme.INK)
     d.text((x, y), points, font=theme.font(28, theme.BLACK), fill=theme.SEAM, anchor="mm")

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.events import ScenarioResult
 from engine.scoring import rank
@@ -16,6 +16,7 @@ from engine.views import PublicView
 from render import sprites, theme
 from render.common import fit_font, panel, paste_at, text
 from render.geometry import quilt_layout
+from render.glyphs import drawer
 from render.quilt import draw_quilt
 from render.table import player_name
 from render.theme import RGB
@@ -84,7 +85,7 @@ def draw_scoresheet(
         _goal_marks(img, cols[0], cy + 22, s)
         _value(img, cols[1], cy, s.get("cat_points", 0), f"×{s.get('cat_tokens', 0)}")
         _value(img, cols[2], cy, s.get("button_points", 0), f"×{s.get('button_tokens', 0)}")
-        d = ImageDraw.Draw(img)
+        d = drawer(img)
         d.rounded_rectangle((cols[3] - 40, cy - 26, cols[3] + 40, cy + 26), radius=26,
                             fill=theme.INK)
         d.text((cols[3], cy), str(s.get("total", 0)), font=theme.font(34, theme.BLACK),
@@ -122,7 +123,7 @@ def draw_scenario(img: Image.Image, result: ScenarioResult,
     gap = 10
     chip_w = (x1 - x0 - 32 - (n - 1) * gap) / n
     cy = y1 - 16 - CHIP_H / 2
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     for k, (name, needed, reached, met) in enumerate(result.conditions):
         cx0 = x0 + 16 + k * (chip_w + gap)
         ink = theme.GOOD if met else theme.BAD
@@ -177,7 +178,7 @@ def _value(img: Image.Image, x: float, cy: float, points: object, detail: str | 
 def _goal_marks(img: Image.Image, x: float, cy: float, score: Mapping[str, Any]) -> None:
     """A disc per goal tile: full when met both ways, half when one way, hollow when not."""
     goals = [g for g in score.get("goals", []) if g.get("goal") is not None]
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     r = 6
     x0 = x - (len(goals) - 1) * (2 * r + 5) / 2
     for k, g in enumerate(goals):
@@ -192,7 +193,7 @@ def _goal_marks(img: Image.Image, x: float, cy: float, score: Mapping[str, Any])
 
 
 def _medal(img: Image.Image, at: tuple[float, float], place: int) -> None:
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     x, y = at
     r = 19
     fill = MEDALS[place - 1] if place <= len(MEDALS) else theme.INK_FAINT
@@ -228,6 +229,6 @@ def _goal_icon(r: int) -> Image.Image:
     pen = sprites.Pen(size, r, (0, 0, 0, 0), mode="RGBA")
     pen.poly(sprites.hex_points(0.95), fill=theme.GOAL_FILL, outline=theme.GOAL_FRAME, width=0.14)
     img = pen.image()
-    ImageDraw.Draw(img).text((size / 2, size / 2), "≠", font=theme.font(round(r * 1.1),
+    drawer(img).text((size / 2, size / 2), "≠", font=theme.font(round(r * 1.1),
                              theme.BLACK), fill=theme.INK, anchor="mm")
     return img

@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from data import load_catalog
 from render import theme
+from render.glyphs import drawer
 from render.theme import RGB
 
 SUPERSAMPLE = 4
@@ -33,7 +34,7 @@ class Pen:
         self.k = unit * SUPERSAMPLE
         self.c = size * SUPERSAMPLE / 2
         self.img = Image.new(mode, (size * SUPERSAMPLE, size * SUPERSAMPLE), background)
-        self.draw = ImageDraw.Draw(self.img)
+        self.draw = drawer(self.img)
 
     def p(self, x: float, y: float) -> tuple[float, float]:
         return self.c + x * self.k, self.c + y * self.k
@@ -420,7 +421,7 @@ def goal_sprite(symbol: str, one_way: int, both_ways: int, radius: int,
     running_stitch(pen, r - 0.16, theme.INK_FAINT, 0.022)
     img = pen.image().convert("RGBA")
     img.putalpha(_hex_mask(size, radius * r))
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     c = size / 2
     if not text:
         return img  # a thumbnail: too small for words to be read
@@ -504,7 +505,7 @@ def goal_status_icon(kind: str, state: str, radius: int) -> Image.Image:
     if state == "open":
         img.putalpha(img.getchannel("A").point(lambda v: v * 55 // 100))
     elif state == "failed":
-        d = ImageDraw.Draw(img)
+        d = drawer(img)
         c = size / 2
         k = radius * 0.7
         d.line([(c - k, c + k), (c + k, c - k)], fill=theme.BAD, width=max(2, radius // 4))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from render import theme
 from render.common import panel, text
 from render.encode import to_png
+from render.glyphs import drawer
 
 WIDTH = 900
 ROW = 44
@@ -44,7 +45,7 @@ def render_standings(title: str, subtitle: str, headings: Sequence[str],
          max_w=WIDTH - 3 * MARGIN)
     inner = WIDTH - 3 * MARGIN
     left = MARGIN * 1.5
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
 
     def cells(y: float, values: Sequence[str], *, weight: int, fill: theme.RGB) -> float:
         """Draw one line; returns the width of its name."""

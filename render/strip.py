@@ -6,10 +6,11 @@ import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from render import sprites, theme
 from render.common import badge, panel, paste_at, text
+from render.glyphs import drawer
 from render.sprites import Pen, hex_points, sprite_size
 
 STRIP_RADIUS = 40
@@ -115,7 +116,7 @@ def draw_strip(
         bx = x + pad + 3 * slot + radius * 0.6
         paste_at(img, bag_sprite(round(radius * 0.55)), (bx, tile_y - radius * 0.1))
         f = theme.font(max(8, round(radius * 0.45 * text_scale)), theme.BLACK)
-        ImageDraw.Draw(img).text((bx, tile_y + radius * 0.14), str(bag_count), font=f,
+        drawer(img).text((bx, tile_y + radius * 0.14), str(bag_count), font=f,
                                  fill=theme.INK, anchor="mm")
     return img
 

@@ -6,7 +6,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.config import CatRule, GameConfig
 from engine.state import TURNS_PER_PLAYER, Phase
@@ -14,6 +14,7 @@ from engine.views import PublicView
 from render import sprites, theme
 from render.common import cat_need, fit_font, panel, paste_at, text
 from render.geometry import quilt_layout
+from render.glyphs import drawer
 from render.quilt import draw_quilt
 from render.strip import STRIP_RADIUS, draw_strip
 
@@ -58,7 +59,7 @@ def _card_face(cat_id: str, points: int, min_size: int,
     panel(img, (0, 0, width, CARD_H), radius=16, stitch=True)
     tok = 19
     paste_at(img, sprites.cat_token(cat_id, tok), (16 + tok, 23 + tok))
-    d = ImageDraw.Draw(img)
+    d = drawer(img)
     pts = str(points)
     name = cat_id.capitalize()
     name_x = 16 + 2 * tok + 8
@@ -226,7 +227,7 @@ def draw_table(
         qy = y + row * (qh + GAP)
         current = view.current_seat == i
         if current:
-            d = ImageDraw.Draw(img)
+            d = drawer(img)
             d.rounded_rectangle((x - 5, qy - 5, x + qw + 5, qy + qh + 5), radius=radius * 0.6,
                                 outline=theme.ACCENT, width=4)
         last = seat.placed[-1] if highlight_last and seat.placed else None
@@ -255,5 +256,5 @@ def _draw_turn_bar(img: Image.Image, view: PublicView, names: Sequence[str],
         f = fit_font(turn, 120, 26, theme.BLACK)
         right = img.width - MARGIN
         tw = f.getlength(turn)
-        ImageDraw.Draw(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
+        drawer(img).text((right, cy), turn, font=f, fill=theme.INK, anchor="rm")
         paste_at(img, sprites.tile_sprite(35, 14), (right - tw - 20, cy))

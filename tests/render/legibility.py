@@ -120,14 +120,14 @@ def _clear_render_caches() -> None:
 @contextmanager
 def recording() -> Iterator[list[TextMark | IconMark]]:
     """Every text drawn inside the block (caches emptied before and after)."""
+    from render.glyphs import GlyphDraw
     from render.palette import game_palette
 
     marks: list[TextMark | IconMark] = []
-    original = ImageDraw.ImageDraw.text
+    plain, kept = ImageDraw.ImageDraw.text, GlyphDraw.text
 
-    def text(self: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, fill: object = None,
-             font: object = None, anchor: str | None = None, *args: object, **kwargs: object
-             ) -> None:
+    def record(self: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, fill: object,
+               font: object, anchor: str | None, kwargs: dict[str, object]) -> None:
         img = self._image
         if text.strip() and font is not None:
             box = self.textbbox(xy, text, font=font, anchor=anchor)  # type: ignore[arg-type]
@@ -136,7 +136,21 @@ def recording() -> Iterator[list[TextMark | IconMark]]:
             if rgb is not None:
                 marks.append(TextMark(text, float(hb[3] - hb[1]), rgb,
                                       _under(img, tuple(round(v) for v in box)), img.size))
-        original(self, xy, text, fill, font, anchor, *args, **kwargs)  # type: ignore[arg-type]
+
+    # The pictures draw through render.glyphs (text from kept masks), which hands Pillow what it
+    # does not keep: each text is recorded once, where it was asked for.
+    def plain_text(self: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
+                   fill: object = None, font: object = None, anchor: str | None = None,
+                   *args: object, **kwargs: object) -> None:
+        if not isinstance(self, GlyphDraw):
+            record(self, xy, text, fill, font, anchor, kwargs)
+        plain(self, xy, text, fill, font, anchor, *args, **kwargs)  # type: ignore[arg-type]
+
+    def kept_text(self: GlyphDraw, xy: tuple[float, float], text: str, fill: object = None,
+                  font: object = None, anchor: str | None = None, *args: object,
+                  **kwargs: object) -> None:
+        record(self, xy, text, fill, font, anchor, kwargs)
+        kept(self, xy, text, fill, font, anchor, *args, **kwargs)
 
     from render import sprites
 
@@ -156,13 +170,15 @@ def recording() -> Iterator[list[TextMark | IconMark]]:
     # The game pictures' palette is drawn from sample games once per process: its text is
     # not the picture's (made again here, after the caches were emptied).
     game_palette()
-    ImageDraw.ImageDraw.text = text  # type: ignore[method-assign]
+    ImageDraw.ImageDraw.text = plain_text  # type: ignore[method-assign]
+    GlyphDraw.text = kept_text  # type: ignore[method-assign]
     for name in MARKS:
         setattr(sprites, name, watched(name))
     try:
         yield marks
     finally:
-        ImageDraw.ImageDraw.text = original  # type: ignore[method-assign]
+        ImageDraw.ImageDraw.text = plain  # type: ignore[method-assign]
+        GlyphDraw.text = kept  # type: ignore[method-assign]
         for name, made in makers.items():
             setattr(sprites, name, made)
         _clear_render_caches()

@@ -31,6 +31,7 @@ from render import (
     render_turn,
     script,
 )
+from render.glyphs import GlyphDraw
 from render.samples import play_record, play_until
 from render.standings import render_standings
 
@@ -69,7 +70,6 @@ def _mask(font: ImageFont.FreeTypeFont, ch: str) -> tuple[tuple[int, int], bytes
 def watching() -> Iterator[list[Drawn]]:
     """Every text drawn inside the block, with the characters drawn as .notdef."""
     seen: list[Drawn] = []
-    original = ImageDraw.ImageDraw.text
     known: dict[tuple[int, str], bool] = {}
 
     def missing(font: ImageFont.FreeTypeFont, ch: str) -> bool:
@@ -78,19 +78,26 @@ def watching() -> Iterator[list[Drawn]]:
             known[key] = _mask(font, ch) == _mask(font, NOTDEF_PROBE)
         return known[key]
 
-    def text(self, xy, text, fill=None, font=None, *args, **kwargs):
-        if isinstance(font, ImageFont.FreeTypeFont) and isinstance(text, str):
-            bad = tuple(ch for ch in text if not ch.isspace()
-                        and unicodedata.category(ch) not in ("Cf", "Mn")
-                        and missing(font, ch))
-            seen.append(Drawn(text, bad))
-        return original(self, xy, text, fill, font, *args, **kwargs)
+    def watched(original: Callable[..., None]) -> Callable[..., None]:
+        def text(self, xy, text, fill=None, font=None, *args, **kwargs):
+            if isinstance(font, ImageFont.FreeTypeFont) and isinstance(text, str):
+                bad = tuple(ch for ch in text if not ch.isspace()
+                            and unicodedata.category(ch) not in ("Cf", "Mn")
+                            and missing(font, ch))
+                seen.append(Drawn(text, bad))
+            return original(self, xy, text, fill, font, *args, **kwargs)
+        return text
 
-    ImageDraw.ImageDraw.text = text  # type: ignore[method-assign]
+    # Pillow's own text, and the pictures' text from kept masks (render.glyphs), which hands
+    # Pillow only what it does not keep.
+    originals = [(cls, cls.text) for cls in (ImageDraw.ImageDraw, GlyphDraw)]
+    for cls, original in originals:
+        cls.text = watched(original)  # type: ignore[method-assign]
     try:
         yield seen
     finally:
-        ImageDraw.ImageDraw.text = original  # type: ignore[method-assign]
+        for cls, original in originals:
+            cls.text = original  # type: ignore[method-assign]
 
 
 def _letters(name: str) -> set[str]:
