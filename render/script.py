@@ -245,6 +245,9 @@ def _length(run: Run, size: int, weight: int) -> float:
     return float(f.getlength(text, direction=_direction(run)) if raqm else f.getlength(text))
 
 
+# Widths asked again and again (a name cut to fit is measured once a letter; every picture
+# measures the same labels): a tenth of a table's drawing before they were kept.
+@lru_cache(maxsize=8192)
 def length(s: str, size: int, weight: int) -> float:
     """The width of ``s`` in px drawn at ``size`` and ``weight``."""
     s = clean(s)
