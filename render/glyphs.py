@@ -19,34 +19,37 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-# Masks kept per font: a few hundred distinct texts in all the pictures of a game, each mask a
-# few hundred bytes to a few KB. They are kept by font object, and go when the font goes: fonts
-# are made per thread, and the fallback fonts of other scripts are let go to free their memory
-# (render.script.FACES_PER_THREAD), which a cache holding them would defeat.
-PER_FONT = 1024
-Key = tuple[str, str, "str | None", tuple[float, float]]
+# Masks kept, by font: a few hundred distinct texts in all the pictures of a game, most of them
+# well under a KB (a number, a label), a name up to about 10 KB. Kept by font object, and gone
+# when the font goes: fonts are made per thread, and the fallback fonts of other scripts are let
+# go to free their memory (render.script.FACES_PER_THREAD), which a cache holding them would
+# defeat. Past BUDGET bytes in all (new names keep coming), every mask is let go at once.
+BUDGET = 4 << 20
+Key = tuple[str, str, str, tuple[float, float]]
 _kept: weakref.WeakKeyDictionary[ImageFont.FreeTypeFont, dict[Key, Any]] = (
     weakref.WeakKeyDictionary())
+_held = 0  # bytes of the masks kept (of fonts gone too, until the next clearing)
 _lock = threading.Lock()  # the render pool's threads share the table of fonts
 
 
-def _mask(text: str, font: ImageFont.FreeTypeFont, mode: str, anchor: str | None,
+def _mask(text: str, font: ImageFont.FreeTypeFont, mode: str, anchor: str,
           start: tuple[float, float]) -> tuple[Any, tuple[int, int]]:
+    global _held
     key = (text, mode, anchor, start)
     with _lock:
-        masks = _kept.get(font)
-        if masks is None:
-            masks = _kept[font] = {}
-        hit = masks.get(key)
+        hit = _kept.get(font, {}).get(key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
     # The same call ImageDraw.text makes for a line (the ink only matters to colour fonts,
     # which these are not).
     made = font.getmask2(text, mode, None, None, None, 0, anchor, 0, start, stroke_filled=True)
+    width, height = made[0].size
     with _lock:
-        if len(masks) >= PER_FONT:
-            masks.clear()
-        masks[key] = made
+        if _held + width * height > BUDGET:
+            _kept.clear()
+            _held = 0
+        _kept.setdefault(font, {})[key] = made
+        _held += width * height
     return made
 
 
@@ -62,7 +65,8 @@ class GlyphDraw(ImageDraw.ImageDraw):
             return
         x, y = xy
         start = (math.modf(x)[0], math.modf(y)[0])
-        mask, (dx, dy) = _mask(text, font, self.fontmode, anchor, start)
+        # Pillow's default anchor for a line laid out left to right.
+        mask, (dx, dy) = _mask(text, font, self.fontmode, anchor or "la", start)
         self.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, self.draw.draw_ink(fill))
 
 
@@ -75,3 +79,16 @@ def kept() -> int:
     """How many masks are kept, over every font alive (tests read it)."""
     with _lock:
         return sum(len(masks) for masks in _kept.values())
+
+
+def forget() -> None:
+    """Let every kept mask go."""
+    global _held
+    with _lock:
+        _kept.clear()
+        _held = 0
+
+
+def held() -> int:
+    """Bytes of the masks kept (tests read it)."""
+    return _held
