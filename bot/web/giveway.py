@@ -78,12 +78,9 @@ def runnable_now() -> int | None:
 
 
 def machine_full() -> bool:
-    """Whether other threads want every CPU of the machine right now: while this one runs, one
-    of them waits. (Counting only more threads than CPUs, as before, let the site run while
-    two others wanted the two CPUs: the players' clicks then queued behind each other on the
-    CPU left, their p50 up by half with page views.)"""
+    """Whether other threads want every CPU of the machine right now (so one waits)."""
     running = runnable_now()
-    return running is not None and running - 1 >= _CPUS
+    return running is not None and running - 1 > _CPUS
 
 
 def defer_when_full(on: bool = True) -> None:

@@ -85,15 +85,15 @@ SPIN = "import os\nos.nice(19)\nwhile True: pass"
 
 
 @contextlib.contextmanager
-def filled_machine(extra: int = 1) -> Iterator[None]:
-    """Every CPU of the machine wanted by others (a busy process per CPU), and ``extra`` more
-    waiting, ended afterwards whatever happens. At the lowest priority: the tests running
-    beside this one barely notice them."""
-    cpus = os.cpu_count() or 1
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(cpus + extra)]
+def filled_machine() -> Iterator[None]:
+    """Every CPU of the machine wanted by others, and one more thread waiting: a busy process
+    per CPU plus one, ended afterwards whatever happens. At the lowest priority: the tests
+    running beside this one barely notice them."""
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN])
+                for _ in range((os.cpu_count() or 1) + 1)]
     try:
         deadline = time.monotonic() + 10
-        while (giveway.runnable_now() or 0) - 1 < cpus + extra:
+        while not giveway.machine_full():
             assert time.monotonic() < deadline, "the busy processes never showed as runnable"
             time.sleep(0.01)
         yield

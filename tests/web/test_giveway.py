@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from bot.web import giveway
-from tests.web.conftest import filled_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,15 +153,6 @@ def test_a_deferring_process_pauses_while_the_machine_is_full(
     assert signal.getitimer(signal.ITIMER_REAL)[1] == 0.0  # no repeating alarm left
 
 
-def test_a_deferring_process_pauses_when_others_want_just_every_cpu(deferring: None) -> None:
-    # One busy process per CPU and none waiting: nobody would wait but for this process, so it
-    # is the one that waits (before, it ran on, and one of them queued behind it).
-    with filled_machine(extra=0):
-        before = giveway.pauses_made()
-        assert giveway.giving_way(lambda: cpu_spin(0.02)) == "done"
-        assert giveway.pauses_made() - before >= 10
-
-
 def test_a_process_that_does_not_defer_never_pauses(full_machine: None) -> None:
     assert not giveway.deferring()
     before, offered = giveway.pauses_made(), giveway.yields_made()
@@ -184,7 +174,6 @@ def test_a_deferring_process_goes_on_when_the_machine_has_room(deferring: None) 
 LOOP = """
 import asyncio, time
 from bot.web import giveway
-from tests.web.conftest import filled_machine
 
 def spin(seconds):
     end = time.perf_counter() + seconds
@@ -221,7 +210,6 @@ def test_the_site_s_loop_offers_the_cpu_while_it_works_and_never_while_it_waits(
 STOP = """
 import asyncio, os, signal, time
 from bot.web import giveway
-from tests.web.conftest import filled_machine
 
 async def main():
     stop = asyncio.Event()
