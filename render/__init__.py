@@ -71,13 +71,6 @@ __all__ = [
 ]
 
 
-def _game_png(img: Image.Image) -> bytes:
-    """A picture of the game (its quilts, tiles, tokens, market, goals, scores) as PNG, mapped
-    onto :func:`render.palette.game_palette`: a palette chosen for each picture was half a
-    turn prompt's cost (3.7 of 7 ms) and the bot draws one for every cell a player picks."""
-    return to_png(img, game_palette())
-
-
 def render_quilt(
     seat: SeatView,
     config: GameConfig,
@@ -105,8 +98,8 @@ def render_quilt(
     no words.
     """
     del labels
-    return _game_png(draw_quilt(seat, config, highlight=highlight, preview=preview,
-                                legal=legal, name=name, radius=radius, hints=hints))
+    return to_png(draw_quilt(seat, config, highlight=highlight, preview=preview, legal=legal,
+                             name=name, radius=radius, hints=hints))
 
 
 def render_strip(
@@ -119,8 +112,8 @@ def render_strip(
 ) -> bytes:
     """Hand tiles numbered 1-2 (dark badges) and market tiles 1-3 (terracotta badges), as the
     bot's buttons number them; ``selected`` rings a hand tile; ``bag_count`` adds the bag."""
-    return _game_png(draw_strip(hand, market, bag_count=bag_count, selected=selected,
-                                labels=labels))
+    return to_png(draw_strip(hand, market, bag_count=bag_count, selected=selected,
+                             labels=labels))
 
 
 def render_hand_market(view: PrivateView, *, selected: int | None = None,
@@ -174,8 +167,8 @@ def render_turn(
     labels: Mapping[str, str] | None = None,
 ) -> bytes:
     """The one image of a turn prompt in the player's DM: quilt, hand and market."""
-    return _game_png(draw_turn(view, name=name, highlight=highlight, preview=preview,
-                               legal=legal, selected=selected, labels=labels))
+    return to_png(draw_turn(view, name=name, highlight=highlight, preview=preview, legal=legal,
+                            selected=selected, labels=labels))
 
 
 def render_table(
@@ -187,7 +180,8 @@ def render_table(
 ) -> bytes:
     """The public table: cats (patterns, needs, points), market and bag, whose turn it is and
     every player's quilt (``names[seat]``; ``P1``... where missing)."""
-    return _game_png(draw_table(view, names, labels=labels, highlight_last=highlight_last))
+    return to_png(draw_table(view, names, labels=labels, highlight_last=highlight_last),
+                  game_palette())
 
 
 def render_scoresheet(
@@ -201,7 +195,8 @@ def render_scoresheet(
     Master Quilter marked, and the tie-break said when points alone did not decide. With
     ``scenario`` (the engine's ``ScenarioResult`` of a solo scenario): passed or not, and
     each target's needed / reached, green when met and red when missed."""
-    return _game_png(draw_scoresheet(view, names, labels=labels, scenario=scenario))
+    return to_png(draw_scoresheet(view, names, labels=labels, scenario=scenario),
+                  game_palette())
 
 
 def render_draft(
@@ -213,7 +208,7 @@ def render_draft(
 ) -> bytes:
     """The goal tiles offered for the draft (``PrivateView.goal_offer``), numbered 1-4, each
     with its values and an example; with ``seat``, the board showing B3, C4 and D2."""
-    return _game_png(draw_draft(offer, config, seat=seat, labels=labels))
+    return to_png(draw_draft(offer, config, seat=seat, labels=labels))
 
 
 RULES_TOPICS: tuple[str, ...] = tuple(RULES_PICTURES)

@@ -1,7 +1,6 @@
 """Palettes shared by many pictures: :func:`fixed_colors` (the exact colours of the game's
 pictures), :func:`palette_of` (those, then the shades of some pictures), and
-:func:`game_palette`, the one palette every picture of a game is mapped onto (tables, score
-sheets, turn prompts, quilts, the hand and market strip, the goal draft).
+:func:`game_palette`, the one palette every table and score sheet is mapped onto.
 
 Why one palette for the game pictures: choosing a palette for each picture (Pillow's fast
 octree) was a third of a two-player table's cost (5 of 14 ms, with 4.5 to draw and 4 to
@@ -9,10 +8,7 @@ encode); mapping onto a palette chosen once is about a quarter of that, with the
 (mean 0.87/255 against 0.85 on tables of six games it was not made from; worst pixel 52 against
 51). The site draws a picture for each step of each game it is asked for, the bot one for each
 move it posts, so this is most of the saving. It is made once per process (under a second) from
-seeded sample games, so it is the same in every process and for every picture. On a turn
-prompt (legal cells marked, a tile previewed see-through) the mean error is somewhat higher
-than a palette of its own (1.0-1.4/255 against 0.9-1.1) and the worst pixel lower (30-39
-against 41-50), for 1.4 ms of encoding instead of 3.7.
+seeded sample games, so it is the same in every process and for every picture.
 """
 
 from __future__ import annotations

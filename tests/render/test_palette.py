@@ -8,19 +8,9 @@ from io import BytesIO
 
 from PIL import Image, ImageChops, ImageStat
 
-from engine import rules
 from engine.config import GameOptions
-from engine.views import private_view, public_view
-from render import (
-    Preview,
-    draw_turn,
-    render_draft,
-    render_quilt,
-    render_scoresheet,
-    render_strip,
-    render_table,
-    render_turn,
-)
+from engine.views import public_view
+from render import render_scoresheet, render_table
 from render.encode import quantize, to_png
 from render.palette import fixed_colors, game_palette
 from render.samples import play_until
@@ -58,42 +48,6 @@ def test_tables_and_score_sheets_are_written_with_it() -> None:
     for png in (render_table(view, ["Ann", "Bob"]), render_scoresheet(view, ["Ann", "Bob"])):
         got = Image.open(BytesIO(png))
         assert got.mode == "P" and (got.getpalette() or [])[:3 * 200] == want
-
-
-def turn_prompt() -> tuple[Image.Image, bytes]:
-    """Two players, seed 21, 30 moves in: the DM picture of the player to move with half the
-    empty cells marked legal and their first tile previewed see-through on one of them."""
-    state = play_until(GameOptions(players=2), 21, 30, own_chooser=True)
-    seat = state.current_seat
-    view = private_view(state, seat)
-    empties = [c for c, t in enumerate(view.public.seats[seat].quilt) if t == -1]
-    cell = empties[len(empties) // 2]
-    preview = Preview(cell, view.hand[0], tuple(rules.preview(state, seat, 0, cell)))
-    args = {"legal": set(empties[::2]), "preview": preview, "selected": 0, "name": "Zoë"}
-    return draw_turn(view, **args), render_turn(view, **args)
-
-
-def test_every_picture_of_a_game_is_written_with_it() -> None:
-    # The DM's pictures too: a palette of their own was half a turn prompt's cost.
-    view = public_view(play_until(GameOptions(players=2), 21, 30, own_chooser=True))
-    seat = view.seats[0]
-    want = (game_palette().getpalette() or [])[:3 * 200]
-    pngs = [turn_prompt()[1], render_quilt(seat, view.config, name="Ann"),
-            render_strip([0, 7], list(view.market), bag_count=40, selected=1),
-            render_draft(["all-different", "aaa-bbb", "aa-bb-cc", "aaaa-bb"], view.config)]
-    for png in pngs:
-        got = Image.open(BytesIO(png))
-        assert got.mode == "P" and (got.getpalette() or [])[:3 * 200] == want
-
-
-def test_a_turn_prompt_maps_onto_it_closely() -> None:
-    img, png = turn_prompt()
-    got = Image.open(BytesIO(png)).convert("RGB")
-    own = quantize(img).convert("RGB")
-    diff, own_diff = ImageChops.difference(got, img), ImageChops.difference(own, img)
-    assert mean_error(got, img) <= 1.5
-    worst = max(hi for _, hi in diff.getextrema())
-    assert worst <= max(hi for _, hi in own_diff.getextrema()), worst
 
 
 def test_a_picture_with_transparency_is_flattened_onto_the_palette_too() -> None:
