@@ -462,8 +462,8 @@ def row_icon(achievement_id: str, r: int) -> Image.Image:
                  width=0.14)
         goal = pen.image()
         drawer(goal).text((goal.width / 2, goal.height / 2), "≠",
-                                  font=theme.font(round(r * 1.1), theme.BLACK), fill=theme.INK,
-                                  anchor="mm")
+                          font=theme.font(round(r * 1.1), theme.BLACK), fill=theme.INK,
+                          anchor="mm")
         paste_at(img, goal, (c, c))
     else:  # two of each cat: the three cat faces, "×2"
         cross = False

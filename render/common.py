@@ -171,7 +171,7 @@ def cat_need(img: Image.Image, min_size: int, shape: Sequence[tuple[int, int]],
     paste_at(img, sprites.size_hex_sprite(hex_radius), at)
     f = theme.font(round(hex_radius * 30 / 36), theme.BLACK)
     drawer(img).text((at[0], at[1] + 1), f"{min_size}+", font=f, fill=theme.INK,
-                             anchor="mm")
+                     anchor="mm")
 
 
 def wrap(s: str, f: FreeTypeFont, max_w: float) -> list[str]:

@@ -230,5 +230,5 @@ def _goal_icon(r: int) -> Image.Image:
     pen.poly(sprites.hex_points(0.95), fill=theme.GOAL_FILL, outline=theme.GOAL_FRAME, width=0.14)
     img = pen.image()
     drawer(img).text((size / 2, size / 2), "≠", font=theme.font(round(r * 1.1),
-                             theme.BLACK), fill=theme.INK, anchor="mm")
+                     theme.BLACK), fill=theme.INK, anchor="mm")
     return img

@@ -117,7 +117,7 @@ def draw_strip(
         paste_at(img, bag_sprite(round(radius * 0.55)), (bx, tile_y - radius * 0.1))
         f = theme.font(max(8, round(radius * 0.45 * text_scale)), theme.BLACK)
         drawer(img).text((bx, tile_y + radius * 0.14), str(bag_count), font=f,
-                                 fill=theme.INK, anchor="mm")
+                         fill=theme.INK, anchor="mm")
     return img
 
 
