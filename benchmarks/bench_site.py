@@ -8,7 +8,8 @@ docs/performance.md, "The web site"), so this is the figure page views cost the 
 A database of ``--games`` two-person games (a third finished, the rest part-played; moves go
 on being played in them at ``--moves`` a second while the visitors ask, so versions change
 as in the soak), the site started as the bot starts it, and visitors at ``--rate`` views a
-second for ``--seconds`` per kind: the bench_web mix, then each kind alone.
+second for ``--seconds`` per kind: the bench_web mix, then each kind alone, then the
+stylesheet (a request with no page's work: what serving alone costs).
 
     .venv/bin/python benchmarks/bench_site.py
     .venv/bin/python benchmarks/bench_site.py --games 30 --seconds 20 --rate 100
@@ -35,24 +36,9 @@ from benchmarks.common.games import numbered_game, play_random_move
 from bot.web import links
 
 GUILD = 1
-KINDS = ("mix", "page", "picture", "server", "player")
-
-
-class Kind(Visitors):
-    """The bench_web visitors asking for one kind of view only (``mix``: their own mix)."""
-
-    def __init__(self, base: str, signer: links.Signer, rate: float, kind: str) -> None:
-        super().__init__(base, signer, rate)
-        self.kind = kind
-
-    def pick(self, server: str, n: int) -> str:
-        if self.kind == "mix" or not self.games or n % 20 == 1:
-            return super().pick(server, n)
-        if self.kind == "server":
-            return server
-        if self.kind == "player" and self.players:
-            return self.rng.choice(self.players)
-        return self.game_view(picture=self.kind == "picture")
+# "mix": bench_web's own; "/static/site.css": a request with no page's work (what serving
+# alone costs).
+KINDS = ("mix", "page", "picture", "server", "player", "/static/site.css")
 
 
 async def build(m: Any, games: int, rng: random.Random) -> list[Any]:
@@ -104,7 +90,8 @@ async def main_async(args: argparse.Namespace) -> None:
         await child.start()
         assert child.pid is not None
         for kind in args.kinds.split(","):
-            v = Kind(child.url, links.Signer(secret), args.rate, kind)
+            v = Visitors(child.url, links.Signer(secret), args.rate,
+                         only="" if kind == "mix" else kind)
             stop = asyncio.Event()
             writer = asyncio.create_task(keep_playing(m, games, args.moves, rng, stop))
             cpu0, t0 = cpu_seconds(child.pid), time.monotonic()

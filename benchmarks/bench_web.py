@@ -9,6 +9,8 @@ every click) for each run, and the page views' own latency and statuses.
 
     nice -n 10 .venv/bin/python benchmarks/bench_web.py                  # 30 games, 3 min each
     nice -n 10 .venv/bin/python benchmarks/bench_web.py --games 10 --minutes 1 --rate 50
+    nice -n 10 .venv/bin/python benchmarks/bench_web.py --minutes 6 --interleave 20 --pairs 3 \
+        --only /static/site.css       # what serving 100 requests a second costs, pages aside
 
 Target: click p99 with page views within 10 % of the soak without them.
 """
@@ -60,8 +62,10 @@ class Visitors:
     """Page views at ``rate`` a second (open loop: each on its own task, at most ``inflight``
     at once), until stopped."""
 
-    def __init__(self, base: str, signer: links.Signer, rate: float, inflight: int = 64) -> None:
+    def __init__(self, base: str, signer: links.Signer, rate: float, inflight: int = 64,
+                 only: str = "") -> None:
         self.base, self.signer, self.rate = base, signer, rate
+        self.only = only  # --only: one kind of view (or one path) instead of the mix
         self.gate = asyncio.Semaphore(inflight)
         self.stop = asyncio.Event()
         self.on = asyncio.Event()  # cleared: no new views until set again (--interleave)
@@ -106,8 +110,14 @@ class Visitors:
                 w.cancel()
 
     def pick(self, server: str, n: int) -> str:
-        if n % 20 == 1 or not self.games:
-            return server
+        if self.only.startswith("/"):
+            return self.only
+        if n % 20 == 1 or not self.games or self.only == "server":
+            return server  # also how the games are found, whatever the kind asked
+        if self.only == "player" and self.players:
+            return self.rng.choice(self.players)
+        if self.only in ("page", "picture"):
+            return self.game_view(picture=self.only == "picture")
         roll = self.rng.random()
         if roll < 0.1 and self.players:
             return self.rng.choice(self.players)
@@ -159,6 +169,7 @@ async def visitors_process(v: Visitors, secret: str, guild: int, niceness: int =
         "nice", "-n", str(niceness), sys.executable, __file__, "--visit", v.base,
         str(guild), str(v.rate), *(["--visit-paused"] if paused else []),
         *(["--visitors-beside-site"] if beside_site else []),
+        *([f"--only={v.only}"] if v.only else []),
         # Not on the command line: a secret beginning with "-" read as an option there.
         env={**os.environ, "CALICO_WEB_SECRET": secret},
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
@@ -212,10 +223,11 @@ async def collect(child: asyncio.subprocess.Process, v: Visitors) -> None:
     v.games = [(g, 0) for g in seen["games"]]
 
 
-async def visit(base: str, secret: str, guild: int, rate: float, paused: bool) -> None:
+async def visit(base: str, secret: str, guild: int, rate: float, paused: bool,
+                only: str = "") -> None:
     """``--visit``: page views until standard input closes (a line ``off`` pauses them, ``on``
     resumes them), then one line of JSON."""
-    v = Visitors(base, links.Signer(secret), rate)
+    v = Visitors(base, links.Signer(secret), rate, only=only)
     if paused:
         v.on.clear()
     reader = asyncio.StreamReader()
@@ -331,8 +343,8 @@ async def one_run(args: argparse.Namespace, rate: float, where: str = "apart",
     soak_args = namespace(args.games, args.minutes)
     secret = secrets.token_urlsafe(24)
     port = free_port()
-    visitors = Visitors(f"http://127.0.0.1:{port}", links.Signer(secret), rate) \
-        if rate > 0 else None
+    visitors = Visitors(f"http://127.0.0.1:{port}", links.Signer(secret), rate,
+                        only=args.only) if rate > 0 else None
     for name in WEB_ENV:
         os.environ.pop(name, None)
     if visitors is not None:  # read by the bot process's settings
@@ -444,7 +456,8 @@ async def interleaved(args: argparse.Namespace) -> None:
     """``--interleave``: each pair one soak, the views switched on and off in windows."""
     pooled: list[Window] = []
     what = ("never on (A/A)" if args.aa else f"replaced by a burner of {args.burn:g} CPU"
-            if args.burn else f"at {args.rate:g}/s")
+            if args.burn else f"at {args.rate:g}/s" + (f", only {args.only}" if args.only
+                                                       else ""))
     for n in range(1, args.pairs + 1):
         print(f"soak with the site on, views {what} in windows of {args.interleave:g} s "
               f"(off, on, on, off, ...; {args.settle:g} s after each switch not counted): "
@@ -519,6 +532,13 @@ def main() -> None:
                         help="with --interleave: instead of page views, a process niced and "
                              "pinned as the site is burning SHARE of a CPU (0-1): what the "
                              "site's CPU alone costs the clicks")
+    parser.add_argument("--only", default="", metavar="KIND",
+                        help="one kind of view instead of the mix: page (game pages), "
+                             "picture (their tables), server (the server page), player "
+                             "(player pages), or a path "
+                             "such as /static/site.css (the visitors and the site's handling "
+                             "of a request without a page's work); the kinds still ask the "
+                             "server page every 20th view, to find the games")
     parser.add_argument("--visit", nargs=3, metavar=("BASE", "GUILD", "RATE"),
                         help=argparse.SUPPRESS)  # the visitors' own process
     parser.add_argument("--visit-paused", action="store_true", help=argparse.SUPPRESS)
@@ -530,7 +550,7 @@ def main() -> None:
 
             lower_priority()
         asyncio.run(visit(base, os.environ["CALICO_WEB_SECRET"], int(guild), float(rate),
-                          args.visit_paused))
+                          args.visit_paused, args.only))
         return
     print_machine()
     print(f"commit {soak.commit()}")
