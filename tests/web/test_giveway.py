@@ -203,7 +203,9 @@ def test_the_site_s_loop_offers_the_cpu_while_it_works_and_never_while_it_waits(
                           timeout=60, check=True, cwd=ROOT)
     working, waiting, short_turns = map(int, done.stdout.split())
     assert working >= 10  # 30 ms of work: about 60
-    assert waiting <= 1  # at most an alarm already on its way when the wait began
+    # A timer left running would give about 400 in the 0.2 s wait; at most an alarm already on
+    # its way when the wait began and one as the loop wakes (2 seen once on a loaded machine).
+    assert waiting <= 3
     assert short_turns >= 10  # 60 ms of turns of 0.3 ms each: the timer runs on between them
 
 
