@@ -25,6 +25,7 @@ from bot.core.models import ManagerError
 from bot.core.site.service import Replays
 from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
+from bot.web.assets import Assets
 from bot.web.cache import Lru
 from bot.web.links import Signer
 from bot.web.process import READY, SiteProcess, lower_priority
@@ -50,9 +51,11 @@ class Site:
 SITE_KEY = web.AppKey("calico_site", Site)
 
 
-def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
-                              autoescape=True, trim_blocks=True, lstrip_blocks=True)
+def environment(assets: Assets) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.globals["asset"] = assets.url  # the stylesheet's and script's lasting addresses
+    return env
 
 
 def _tr(request: web.Request) -> Text:
@@ -199,7 +202,8 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
     """The site's application for one kernel (``secret``: ``CALICO_WEB_SECRET``)."""
     limit = guard.RateLimit(rate_per_minute)
     app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
-    app[SITE_KEY] = Site(kernel, Signer(secret), environment(),
+    assets = Assets(HERE / "static")
+    app[SITE_KEY] = Site(kernel, Signer(secret), environment(assets),
                          pictures.Pictures(cache_mb=picture_cache_mb), Replays(), Lru(256))
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
         (f"/{links.SERVER}/{{token}}", server), (f"/{links.GAME}/{{token}}", game),
@@ -208,6 +212,7 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
     for path, handler in routes:
         app.router.add_get(path, handler)
     app.router.add_static("/static/", HERE / "static", append_version=False)
+    app.on_response_prepare.append(assets.on_prepare)
     app.on_cleanup.append(_close)
     return app
 
