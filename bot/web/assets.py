@@ -32,7 +32,6 @@ class Assets:
     """The digests of one folder's files, read once (the site starts with the files it serves)."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
         self.digest = digests(folder)
 
     def url(self, name: str) -> str:
