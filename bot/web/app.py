@@ -25,7 +25,7 @@ from bot.core.models import ManagerError
 from bot.core.site.service import Replays
 from bot.ops.health import HealthServer
 from bot.web import guard, language, links, pages, pictures
-from bot.web.assets import Assets
+from bot.web.assets import PREFIX, Assets
 from bot.web.cache import Lru
 from bot.web.links import Signer
 from bot.web.process import READY, SiteProcess, lower_priority
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("calico.web")
 HERE = Path(__file__).resolve().parent
+STATIC = HERE / "static"  # served under assets.PREFIX
 
 
 @dataclass(slots=True)
@@ -202,7 +203,7 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
     """The site's application for one kernel (``secret``: ``CALICO_WEB_SECRET``)."""
     limit = guard.RateLimit(rate_per_minute)
     app = web.Application(middlewares=[guard.middleware(limit, trust_proxy, error_page)])
-    assets = Assets(HERE / "static")
+    assets = Assets(STATIC)
     app[SITE_KEY] = Site(kernel, Signer(secret), environment(assets),
                          pictures.Pictures(cache_mb=picture_cache_mb), Replays(), Lru(256))
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]] = [
@@ -211,7 +212,7 @@ def make_app(kernel: Kernel, secret: str, *, rate_per_minute: int = 120,
         (f"/{links.TOURNAMENT}/{{token}}", tournament), (f"/{links.PLAYER}/{{token}}", player)]
     for path, handler in routes:
         app.router.add_get(path, handler)
-    app.router.add_static("/static/", HERE / "static", append_version=False)
+    app.router.add_static(PREFIX, STATIC, append_version=False)
     app.on_response_prepare.append(assets.on_prepare)
     app.on_cleanup.append(_close)
     return app
